@@ -1,0 +1,8 @@
+module github.com/vsched/vsched
+
+go 1.25
+
+require (
+	golang.org/x/sys v0.47.0
+	pgregory.net/rapid v1.3.0
+)

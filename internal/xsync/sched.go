@@ -1,0 +1,63 @@
+//go:build !vsched_explore
+
+package xsync
+
+import (
+	"runtime"
+	"sync"
+)
+
+// Mutex is a mutual exclusion lock; the zero value is unlocked. It guards
+// shared scheduler state, as sched.lock does in the runtime.
+type Mutex struct{ mu sync.Mutex }
+
+// Lock locks m, blocking until it is available.
+func (m *Mutex) Lock() { m.mu.Lock() }
+
+// Unlock unlocks m. It is a run-time error if m is not locked.
+func (m *Mutex) Unlock() { m.mu.Unlock() }
+
+// Note is a one-shot park/unpark signal between two goroutines, the user-space
+// stand-in for the runtime's note (notesleep/notewakeup) on which an idle M
+// parks.
+//
+// Wakeup makes the current or the next Sleep return; each Sleep consumes one
+// Wakeup. At most one Wakeup may be pending: a second Wakeup before a Sleep
+// has consumed the first is a protocol bug and panics, because it means two
+// goroutines each believe they own the right to wake the sleeper.
+//
+// The zero value is a Note with no Wakeup pending.
+type Note struct {
+	once sync.Once
+	ch   chan struct{}
+}
+
+func (n *Note) init() { n.once.Do(func() { n.ch = make(chan struct{}, 1) }) }
+
+// Sleep blocks until Wakeup has been called, then consumes that Wakeup.
+func (n *Note) Sleep() {
+	n.init()
+	<-n.ch
+}
+
+// Wakeup makes the current or the next Sleep return. It does not block.
+func (n *Note) Wakeup() {
+	n.init()
+	select {
+	case n.ch <- struct{}{}:
+	default:
+		panic("xsync: Note.Wakeup: a wakeup is already pending (one-shot note woken twice)")
+	}
+}
+
+// Spin is the hint a goroutine gives while it waits for another goroutine to
+// make progress (a retry loop, a spinning worker between passes). The default
+// build yields the processor with runtime.Gosched, the user-space stand-in
+// for the runtime's osyield; the explorer build switches threads here, which
+// is also how it bounds spin loops.
+func Spin() { runtime.Gosched() }
+
+// Go starts fn on a new goroutine. The scheduler starts its workers and its
+// monitor through Go so that the explorer build can run them as threads it
+// controls.
+func Go(fn func()) { go fn() }
