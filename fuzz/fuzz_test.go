@@ -1,0 +1,16 @@
+package fuzz
+
+import (
+	"testing"
+
+	"pgregory.net/rapid"
+
+	"github.com/vsched/vsched/proptest"
+)
+
+// FuzzQueue checks runq.Queue, a thief's queue and runq.Global against spec
+// (proptest.CheckQueue).
+func FuzzQueue(f *testing.F) { f.Fuzz(rapid.MakeFuzz(proptest.CheckQueue)) }
+
+// FuzzGlobal checks runq.Global against spec.Global (proptest.CheckGlobal).
+func FuzzGlobal(f *testing.F) { f.Fuzz(rapid.MakeFuzz(proptest.CheckGlobal)) }

@@ -1,0 +1,19 @@
+package proptest
+
+import (
+	"testing"
+
+	"pgregory.net/rapid"
+)
+
+func TestQueueMatchesSpec(t *testing.T) { rapid.Check(t, CheckQueue) }
+
+func TestGlobalMatchesSpec(t *testing.T) { rapid.Check(t, CheckGlobal) }
+
+func TestOrderVisitsEveryPositionOnce(t *testing.T) {
+	rapid.Check(t, CheckOrderVisitsEveryPositionOnce)
+}
+
+func TestOrderStridesAreCoprimesWithDistinctSeeds(t *testing.T) {
+	rapid.Check(t, CheckOrderStridesAreCoprimes)
+}

@@ -1,0 +1,383 @@
+package proptest
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"pgregory.net/rapid"
+
+	"github.com/vsched/vsched/internal/testhook"
+	"github.com/vsched/vsched/runq"
+	"github.com/vsched/vsched/spec"
+)
+
+// item is a task as the queues see it: a distinct pointer. The machines
+// compare the real queues and the specification by id.
+type item struct{ id int }
+
+func ids(gs []*item) []int {
+	if len(gs) == 0 {
+		return nil
+	}
+	out := make([]int, len(gs))
+	for i, g := range gs {
+		out[i] = g.id
+	}
+	return out
+}
+
+// queueSystem is the state of [CheckQueue]: the owner's queue, a thief's own
+// queue that steals from it, and the global queue that receives overflow,
+// each paired with its model, and a ledger of every item in the system.
+type queueSystem struct {
+	owner, thief           *runq.Queue[item]
+	ownerSpec, thiefSpec   *spec.Queue[int]
+	global                 *runq.Global[item]
+	globalSpec             *spec.Global[int]
+	ledger                 spec.Ledger[int]
+	lastCounters           [2][2]uint32 // head, tail of owner and thief
+	nextID                 int
+	batch                  []*item
+	injecting, inInjection bool
+}
+
+// counterStart draws where a queue's free-running counters start: zero,
+// anywhere, or within two rings of 2^32 so that operations wrap them.
+var counterStart = rapid.OneOf(
+	rapid.Just(uint32(0)),
+	rapid.Uint32(),
+	rapid.Uint32Range(math.MaxUint32-2*runq.Size, math.MaxUint32),
+)
+
+// CheckQueue is the property that runq.Queue and runq.Global behave as
+// spec.Queue and spec.Global. The generator interleaves owner operations
+// (Put with and without next, PutBatch, Get, Drain), thief operations (Grab,
+// StealInto another queue, with an owner operation run during the pause
+// before a runnext steal) and global-queue operations (Get, GetBatch for any
+// procs and max, PutHead); counters start anywhere, including just below
+// 2^32; overflow and leftovers go to the global queue. After every step the
+// lengths, emptiness, counter bounds and monotonicity are compared, and at
+// the end everything is drained and the ledger must balance.
+func CheckQueue(t *rapid.T) {
+	s := &queueSystem{
+		owner:      new(runq.Queue[item]),
+		thief:      new(runq.Queue[item]),
+		ownerSpec:  spec.NewQueue[int](runq.Size),
+		thiefSpec:  spec.NewQueue[int](runq.Size),
+		global:     new(runq.Global[item]),
+		globalSpec: new(spec.Global[int]),
+		batch:      make([]*item, runq.Size/2),
+	}
+	for i, q := range []*runq.Queue[item]{s.owner, s.thief} {
+		start := counterStart.Draw(t, fmt.Sprintf("counters[%d]", i))
+		q.TestHookStartAt(testhook.Key{}, start)
+		s.lastCounters[i] = [2]uint32{start, start}
+	}
+	t.Repeat(map[string]func(*rapid.T){
+		"Put":            s.put,
+		"PutBatch":       s.putBatch,
+		"Get":            s.get,
+		"Drain":          s.drain,
+		"Grab":           s.grab,
+		"StealInto":      s.stealInto,
+		"ThiefGet":       s.thiefGet,
+		"GlobalGet":      s.globalGet,
+		"GlobalGetBatch": s.globalGetBatch,
+		"GlobalPutHead":  s.globalPutHead,
+		"":               s.check,
+	})
+	s.drainAll(t)
+}
+
+func (s *queueSystem) newItem(t *rapid.T) *item {
+	s.nextID++
+	g := &item{id: s.nextID}
+	must(t, s.ledger.Enter(g.id))
+	return g
+}
+
+// leave records that the real code handed out gs, after the caller has
+// compared them with the model.
+func (s *queueSystem) leave(t *rapid.T, gs ...*item) {
+	for _, g := range gs {
+		must(t, s.ledger.Leave(g.id))
+	}
+}
+
+// toGlobal puts items the owner could not keep on the global queue, as the
+// scheduler does under its lock.
+func (s *queueSystem) toGlobal(gs []*item) {
+	s.global.PutBatch(gs)
+	s.globalSpec.PutBatch(ids(gs))
+}
+
+func (s *queueSystem) put(t *rapid.T) {
+	g := s.newItem(t)
+	next := rapid.Bool().Draw(t, "next")
+	want := s.ownerSpec.Put(g.id, next)
+	got := s.owner.Put(g, next)
+	equalIDs(t, "Put overflow", want, ids(got))
+	s.toGlobal(got)
+}
+
+func (s *queueSystem) putBatch(t *rapid.T) {
+	n := rapid.IntRange(0, runq.Size+8).Draw(t, "n")
+	gs := make([]*item, n)
+	for i := range gs {
+		gs[i] = s.newItem(t)
+	}
+	want := s.ownerSpec.PutBatch(ids(gs))
+	got := s.owner.PutBatch(gs)
+	equalIDs(t, "PutBatch rest", want, ids(got))
+	s.toGlobal(got)
+}
+
+func (s *queueSystem) get(t *rapid.T) {
+	want, ok, inherit := s.ownerSpec.Get()
+	g, gotInherit := s.owner.Get()
+	if !ok {
+		if g != nil {
+			t.Fatalf("Get on an empty queue returned item %d", g.id)
+		}
+		return
+	}
+	if g == nil {
+		t.Fatalf("Get returned nothing, want item %d", want)
+	}
+	equalIDs(t, "Get", []int{want}, []int{g.id})
+	equal(t, "Get inheritTime", inherit, gotInherit)
+	s.leave(t, g)
+}
+
+func (s *queueSystem) drain(t *rapid.T) {
+	want := s.ownerSpec.Drain()
+	got := s.owner.Drain(nil)
+	equalIDs(t, "Drain", want, ids(got))
+	s.leave(t, got...)
+}
+
+// ownerOps are the operations the machine may run in the middle of a steal.
+var ownerOps = []string{"none", "Put", "Get", "PutBatch", "Drain"}
+
+// pause returns the pause function for a thief operation: on its first call
+// it runs one owner operation, drawn from t, on the owner's queue and its
+// model; later calls (a retry of the runnext steal) do nothing.
+func (s *queueSystem) pause(t *rapid.T, calls *int) func() {
+	op := rapid.SampledFrom(ownerOps).Draw(t, "during pause")
+	return func() {
+		*calls++
+		if *calls > 1 {
+			return
+		}
+		switch op {
+		case "Put":
+			s.put(t)
+		case "Get":
+			s.get(t)
+		case "PutBatch":
+			s.putBatch(t)
+		case "Drain":
+			s.drain(t)
+		}
+	}
+}
+
+// observation returns the ring length the model's steal must use, given
+// what the thief saw before the call (the ring length and runnext) and how
+// often the real code paused before taking runnext.
+func (s *queueSystem) observation(t *rapid.T, observed, runNext int, hadRunNext, stealRunNext bool, pauses int) int {
+	if observed > 0 || !stealRunNext || !hadRunNext {
+		if pauses != 0 {
+			t.Fatalf("the thief paused though the ring held %d items (stealRunNext %v, runnext set %v)", observed, stealRunNext, hadRunNext)
+		}
+		return observed
+	}
+	if pauses == 0 {
+		t.Fatalf("the thief took no pause before stealing runnext")
+	}
+	// The thief read runnext, paused (the owner may have run), then CASed
+	// runnext from what it read.
+	if now, ok := s.ownerSpec.RunNext(); ok && now == runNext {
+		return 0 // the CAS succeeds: runnext goes, whatever the ring holds now
+	}
+	// The CAS failed: the thief starts over and sees the queue as it is.
+	return s.ownerSpec.RingLen()
+}
+
+func (s *queueSystem) grab(t *rapid.T) {
+	stealRunNext := rapid.Bool().Draw(t, "stealRunNext")
+	observed := s.ownerSpec.RingLen()
+	runNext, hadRunNext := s.ownerSpec.RunNext()
+	var pauses int
+	n := s.owner.Grab(s.batch, stealRunNext, s.pause(t, &pauses))
+	got := s.batch[:n]
+	want := mustGrab(t, s.ownerSpec, s.observation(t, observed, runNext, hadRunNext, stealRunNext, pauses), stealRunNext)
+	equalIDs(t, "Grab", want, ids(got))
+	must(t, spec.CheckGrab(runq.Size, n, n == 1 && observed == 0))
+	s.leave(t, got...)
+}
+
+func (s *queueSystem) stealInto(t *rapid.T) {
+	stealRunNext := rapid.Bool().Draw(t, "stealRunNext")
+	if s.thiefSpec.RingLen() > runq.Size/2 {
+		s.stealIntoFull(t, stealRunNext)
+		return
+	}
+	observed := s.ownerSpec.RingLen()
+	runNext, hadRunNext := s.ownerSpec.RunNext()
+	var pauses int
+	g := s.owner.StealInto(s.thief, stealRunNext, s.pause(t, &pauses))
+	want, ok, err := s.ownerSpec.StealInto(s.thiefSpec, s.observation(t, observed, runNext, hadRunNext, stealRunNext, pauses), stealRunNext)
+	must(t, err)
+	switch {
+	case !ok && g != nil:
+		t.Fatalf("StealInto returned item %d, want nothing", g.id)
+	case ok && g == nil:
+		t.Fatalf("StealInto returned nothing, want item %d", want)
+	case ok:
+		equalIDs(t, "StealInto result", []int{want}, []int{g.id})
+		s.leave(t, g)
+	}
+}
+
+// stealIntoFull checks that a steal into a queue without room for Size/2
+// items panics and changes neither queue.
+func (s *queueSystem) stealIntoFull(t *rapid.T, stealRunNext bool) {
+	ownerLen, thiefLen := s.owner.Len(), s.thief.Len()
+	panicked := func() (p bool) {
+		defer func() { p = recover() != nil }()
+		s.owner.StealInto(s.thief, stealRunNext, nil)
+		return false
+	}()
+	if !panicked {
+		t.Fatalf("StealInto into a queue holding %d ring items did not panic", s.thiefSpec.RingLen())
+	}
+	equalIDs(t, "queue lengths after a refused steal", []int{ownerLen, thiefLen}, []int{s.owner.Len(), s.thief.Len()})
+}
+
+func (s *queueSystem) thiefGet(t *rapid.T) {
+	want, ok, inherit := s.thiefSpec.Get()
+	g, gotInherit := s.thief.Get()
+	if !ok {
+		if g != nil {
+			t.Fatalf("thief Get on an empty queue returned item %d", g.id)
+		}
+		return
+	}
+	if g == nil {
+		t.Fatalf("thief Get returned nothing, want item %d", want)
+	}
+	equalIDs(t, "thief Get", []int{want, boolInt(inherit)}, []int{g.id, boolInt(gotInherit)})
+	s.leave(t, g)
+}
+
+func (s *queueSystem) globalGet(t *rapid.T) {
+	want, ok := s.globalSpec.Get()
+	g := s.global.Get()
+	if !ok {
+		if g != nil {
+			t.Fatalf("Global.Get on an empty queue returned item %d", g.id)
+		}
+		return
+	}
+	if g == nil {
+		t.Fatalf("Global.Get returned nothing, want item %d", want)
+	}
+	equalIDs(t, "Global.Get", []int{want}, []int{g.id})
+	s.leave(t, g)
+}
+
+func (s *queueSystem) globalGetBatch(t *rapid.T) {
+	max := rapid.IntRange(1, runq.Size/2).Draw(t, "max")
+	procs := rapid.IntRange(1, 64).Draw(t, "procs")
+	size := s.globalSpec.Len()
+	want := s.globalSpec.GetBatch(max, procs)
+	g, rest := s.global.GetBatch(max, procs, nil)
+	if g == nil {
+		if len(want) != 0 || len(rest) != 0 {
+			t.Fatalf("Global.GetBatch returned no item and rest %v, want %v", ids(rest), want)
+		}
+		return
+	}
+	got := append([]*item{g}, rest...)
+	equalIDs(t, "Global.GetBatch", want, ids(got))
+	must(t, spec.CheckGlobalBatch(size, max, procs, len(got)))
+	s.leave(t, got...)
+}
+
+func (s *queueSystem) globalPutHead(t *rapid.T) {
+	g := s.newItem(t)
+	s.global.PutHead(g)
+	s.globalSpec.PutHead(g.id)
+}
+
+// check compares what can be observed of every queue with its model after
+// each step.
+func (s *queueSystem) check(t *rapid.T) {
+	for i, p := range []struct {
+		q *runq.Queue[item]
+		m *spec.Queue[int]
+	}{{s.owner, s.ownerSpec}, {s.thief, s.thiefSpec}} {
+		equal(t, "Len", p.m.Len(), p.q.Len())
+		equal(t, "Empty", p.m.Empty(), p.q.Empty())
+		head, tail := p.q.TestHookCounters(testhook.Key{})
+		must(t, spec.CheckCounters(runq.Size, head, tail))
+		must(t, spec.CheckMonotonic(s.lastCounters[i][0], s.lastCounters[i][1], head, tail))
+		equal(t, "ring length (tail-head)", p.m.RingLen(), int(tail-head))
+		s.lastCounters[i] = [2]uint32{head, tail}
+	}
+	must(t, spec.CheckGlobalLen(s.global.Len(), s.globalSpec.Len()))
+}
+
+// drainAll empties every queue through the owners' own operations and checks
+// that what comes out is what the models hold, and that no item was lost.
+func (s *queueSystem) drainAll(t *rapid.T) {
+	s.drain(t)
+	for !s.thiefSpec.Empty() {
+		s.thiefGet(t)
+	}
+	for s.globalSpec.Len() > 0 {
+		s.globalGet(t)
+	}
+	s.check(t)
+	if live := s.ledger.Live(); live != 0 {
+		t.Fatalf("%d items were submitted and never handed out", live)
+	}
+}
+
+func mustGrab(t *rapid.T, q *spec.Queue[int], observed int, stealRunNext bool) []int {
+	got, err := q.Grab(observed, stealRunNext)
+	must(t, err)
+	return got
+}
+
+func must(t *rapid.T, err error) {
+	if err != nil {
+		t.Helper()
+		t.Fatalf("%v", err)
+	}
+}
+
+// equal fails the test with a message naming what was compared.
+func equal[V comparable](t *rapid.T, what string, want, got V) {
+	if want != got {
+		t.Helper()
+		t.Fatalf("queue mismatch in %s: spec says %v, implementation gave %v", what, want, got)
+	}
+}
+
+// equalIDs is equal for sequences of item ids (or other ints).
+func equalIDs(t *rapid.T, what string, want, got []int) {
+	if !slices.Equal(want, got) {
+		t.Helper()
+		t.Fatalf("queue mismatch in %s: spec says %v, implementation gave %v", what, want, got)
+	}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
