@@ -44,12 +44,12 @@ func CheckGlobal(t *rapid.T) {
 			g := s.q.Get()
 			if !ok {
 				if g != nil {
-					t.Fatalf("Global.Get on an empty queue returned item %d", g.id)
+					mismatch(t, "Global.Get on an empty queue returned item %d", g.id)
 				}
 				return
 			}
 			if g == nil {
-				t.Fatalf("Global.Get returned nothing, want item %d", want)
+				mismatch(t, "Global.Get returned nothing, want item %d", want)
 			}
 			equalIDs(t, "Global.Get", []int{want}, []int{g.id})
 			must(t, s.ledger.Leave(g.id))
@@ -62,14 +62,14 @@ func CheckGlobal(t *rapid.T) {
 			dst := make([]*item, rapid.IntRange(0, 3).Draw(t, "dst prefix"))
 			g, rest := s.q.GetBatch(max, procs, dst)
 			if len(rest) < len(dst) || !sameItems(rest[:len(dst)], dst) {
-				t.Fatalf("Global.GetBatch did not append to dst")
+				mismatch(t, "Global.GetBatch did not append to dst")
 			}
 			rest = rest[len(dst):]
 			var got []*item
 			if g != nil {
 				got = append([]*item{g}, rest...)
 			} else if len(rest) != 0 {
-				t.Fatalf("Global.GetBatch returned no item but a rest of %d", len(rest))
+				mismatch(t, "Global.GetBatch returned no item but a rest of %d", len(rest))
 			}
 			equalIDs(t, "Global.GetBatch", want, ids(got))
 			must(t, spec.CheckGlobalBatch(size, max, procs, len(got)))
@@ -85,16 +85,16 @@ func CheckGlobal(t *rapid.T) {
 		want, _ := s.model.Get()
 		g := s.q.Get()
 		if g == nil {
-			t.Fatalf("Global lost item %d", want)
+			mismatch(t, "Global lost item %d", want)
 		}
 		equalIDs(t, "Global.Get while draining", []int{want}, []int{g.id})
 		must(t, s.ledger.Leave(g.id))
 	}
 	if g := s.q.Get(); g != nil {
-		t.Fatalf("Global returned item %d after the model was drained", g.id)
+		mismatch(t, "Global returned item %d after the model was drained", g.id)
 	}
 	if live := s.ledger.Live(); live != 0 {
-		t.Fatalf("%d items were submitted and never handed out", live)
+		mismatch(t, "%d items were submitted and never handed out", live)
 	}
 }
 

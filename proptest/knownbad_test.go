@@ -24,13 +24,13 @@ type mutant struct {
 var knownBadQueues = []mutant{
 	{
 		name: "steal-floor-half",
-		file: "runq/queue.go",
+		file: "runq/ring.go",
 		old:  "n -= n / 2",
 		new:  "n /= 2 // mutant: steals floor(L/2)",
 	},
 	{
 		name: "kicked-runnext-lost",
-		file: "runq/queue.go",
+		file: "runq/ring.go",
 		old:  "\t\t// Kick the old runnext out to the regular ring.\n\t\tg = old\n",
 		new:  "\t\treturn nil // mutant: the kicked runnext is dropped\n",
 	},
@@ -63,7 +63,7 @@ func TestKnownBadQueuesAreReported(t *testing.T) {
 				if err == nil {
 					t.Fatalf("%s did not report mutant %s:\n%s", v.name, m.name, text)
 				}
-				if !strings.Contains(text, v.mustPrint) || !strings.Contains(text, "queue mismatch") && !strings.Contains(text, "spec: invariant") {
+				if !strings.Contains(text, v.mustPrint) || !strings.Contains(text, "spec mismatch") && !strings.Contains(text, "spec: invariant") {
 					t.Fatalf("%s failed on mutant %s without a spec verdict:\n%s", v.name, m.name, text)
 				}
 			})

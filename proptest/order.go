@@ -19,20 +19,20 @@ func CheckOrderVisitsEveryPositionOnce(t *rapid.T) {
 	i := 0
 	for e := o.Start(r); !e.Done(); e.Next() {
 		if i == count {
-			t.Fatalf("enumeration of %d positions did not end", count)
+			mismatch(t, "enumeration of %d positions did not end", count)
 		}
 		p := e.Position()
 		if p != want[i] {
-			t.Fatalf("step %d visited %d, spec says %d", i, p, want[i])
+			mismatch(t, "step %d visited %d, spec says %d", i, p, want[i])
 		}
 		if seen[p] {
-			t.Fatalf("position %d visited twice", p)
+			mismatch(t, "position %d visited twice", p)
 		}
 		seen[p] = true
 		i++
 	}
 	if i != count {
-		t.Fatalf("enumeration visited %d of %d positions", i, count)
+		mismatch(t, "enumeration visited %d of %d positions", i, count)
 	}
 }
 
@@ -46,7 +46,7 @@ func CheckOrderStridesAreCoprimes(t *rapid.T) {
 	strides := o.Strides()
 	equalIDs(t, "strides", spec.Coprimes(count), strides)
 	if count >= 3 && len(strides) < 2 {
-		t.Fatalf("count %d has %d strides, want at least 2", count, len(strides))
+		mismatch(t, "count %d has %d strides, want at least 2", count, len(strides))
 	}
 	type pair struct{ start, stride int }
 	seen := make(map[pair]bool)
@@ -60,7 +60,7 @@ func CheckOrderStridesAreCoprimes(t *rapid.T) {
 		}
 		p := pair{start, stride}
 		if seen[p] {
-			t.Fatalf("seed %d repeats (start %d, stride %d)", r, start, stride)
+			mismatch(t, "seed %d repeats (start %d, stride %d)", r, start, stride)
 		}
 		seen[p] = true
 	}

@@ -138,12 +138,12 @@ func (s *queueSystem) get(t *rapid.T) {
 	g, gotInherit := s.owner.Get()
 	if !ok {
 		if g != nil {
-			t.Fatalf("Get on an empty queue returned item %d", g.id)
+			mismatch(t, "Get on an empty queue returned item %d", g.id)
 		}
 		return
 	}
 	if g == nil {
-		t.Fatalf("Get returned nothing, want item %d", want)
+		mismatch(t, "Get returned nothing, want item %d", want)
 	}
 	equalIDs(t, "Get", []int{want}, []int{g.id})
 	equal(t, "Get inheritTime", inherit, gotInherit)
@@ -189,12 +189,12 @@ func (s *queueSystem) pause(t *rapid.T, calls *int) func() {
 func (s *queueSystem) observation(t *rapid.T, observed, runNext int, hadRunNext, stealRunNext bool, pauses int) int {
 	if observed > 0 || !stealRunNext || !hadRunNext {
 		if pauses != 0 {
-			t.Fatalf("the thief paused though the ring held %d items (stealRunNext %v, runnext set %v)", observed, stealRunNext, hadRunNext)
+			mismatch(t, "the thief paused though the ring held %d items (stealRunNext %v, runnext set %v)", observed, stealRunNext, hadRunNext)
 		}
 		return observed
 	}
 	if pauses == 0 {
-		t.Fatalf("the thief took no pause before stealing runnext")
+		mismatch(t, "the thief took no pause before stealing runnext")
 	}
 	// The thief read runnext, paused (the owner may have run), then CASed
 	// runnext from what it read.
@@ -232,9 +232,9 @@ func (s *queueSystem) stealInto(t *rapid.T) {
 	must(t, err)
 	switch {
 	case !ok && g != nil:
-		t.Fatalf("StealInto returned item %d, want nothing", g.id)
+		mismatch(t, "StealInto returned item %d, want nothing", g.id)
 	case ok && g == nil:
-		t.Fatalf("StealInto returned nothing, want item %d", want)
+		mismatch(t, "StealInto returned nothing, want item %d", want)
 	case ok:
 		equalIDs(t, "StealInto result", []int{want}, []int{g.id})
 		s.leave(t, g)
@@ -251,7 +251,7 @@ func (s *queueSystem) stealIntoFull(t *rapid.T, stealRunNext bool) {
 		return false
 	}()
 	if !panicked {
-		t.Fatalf("StealInto into a queue holding %d ring items did not panic", s.thiefSpec.RingLen())
+		mismatch(t, "StealInto into a queue holding %d ring items did not panic", s.thiefSpec.RingLen())
 	}
 	equalIDs(t, "queue lengths after a refused steal", []int{ownerLen, thiefLen}, []int{s.owner.Len(), s.thief.Len()})
 }
@@ -261,12 +261,12 @@ func (s *queueSystem) thiefGet(t *rapid.T) {
 	g, gotInherit := s.thief.Get()
 	if !ok {
 		if g != nil {
-			t.Fatalf("thief Get on an empty queue returned item %d", g.id)
+			mismatch(t, "thief Get on an empty queue returned item %d", g.id)
 		}
 		return
 	}
 	if g == nil {
-		t.Fatalf("thief Get returned nothing, want item %d", want)
+		mismatch(t, "thief Get returned nothing, want item %d", want)
 	}
 	equalIDs(t, "thief Get", []int{want, boolInt(inherit)}, []int{g.id, boolInt(gotInherit)})
 	s.leave(t, g)
@@ -277,12 +277,12 @@ func (s *queueSystem) globalGet(t *rapid.T) {
 	g := s.global.Get()
 	if !ok {
 		if g != nil {
-			t.Fatalf("Global.Get on an empty queue returned item %d", g.id)
+			mismatch(t, "Global.Get on an empty queue returned item %d", g.id)
 		}
 		return
 	}
 	if g == nil {
-		t.Fatalf("Global.Get returned nothing, want item %d", want)
+		mismatch(t, "Global.Get returned nothing, want item %d", want)
 	}
 	equalIDs(t, "Global.Get", []int{want}, []int{g.id})
 	s.leave(t, g)
@@ -296,7 +296,7 @@ func (s *queueSystem) globalGetBatch(t *rapid.T) {
 	g, rest := s.global.GetBatch(max, procs, nil)
 	if g == nil {
 		if len(want) != 0 || len(rest) != 0 {
-			t.Fatalf("Global.GetBatch returned no item and rest %v, want %v", ids(rest), want)
+			mismatch(t, "Global.GetBatch returned no item and rest %v, want %v", ids(rest), want)
 		}
 		return
 	}
@@ -342,7 +342,7 @@ func (s *queueSystem) drainAll(t *rapid.T) {
 	}
 	s.check(t)
 	if live := s.ledger.Live(); live != 0 {
-		t.Fatalf("%d items were submitted and never handed out", live)
+		mismatch(t, "%d items were submitted and never handed out", live)
 	}
 }
 
@@ -355,15 +355,23 @@ func mustGrab(t *rapid.T, q *spec.Queue[int], observed int, stealRunNext bool) [
 func must(t *rapid.T, err error) {
 	if err != nil {
 		t.Helper()
-		t.Fatalf("%v", err)
+		t.Fatalf("%v", err) // a *spec.Violation names its invariant
 	}
+}
+
+// mismatch fails the test because the implementation disagreed with the
+// specification. Every verdict of the machines but a *spec.Violation goes
+// through it, so that a failure is recognisable by its prefix.
+func mismatch(t *rapid.T, format string, args ...any) {
+	t.Helper()
+	t.Fatalf("spec mismatch: "+format, args...)
 }
 
 // equal fails the test with a message naming what was compared.
 func equal[V comparable](t *rapid.T, what string, want, got V) {
 	if want != got {
 		t.Helper()
-		t.Fatalf("queue mismatch in %s: spec says %v, implementation gave %v", what, want, got)
+		mismatch(t, "%s: spec says %v, implementation gave %v", what, want, got)
 	}
 }
 
@@ -371,7 +379,7 @@ func equal[V comparable](t *rapid.T, what string, want, got V) {
 func equalIDs(t *rapid.T, what string, want, got []int) {
 	if !slices.Equal(want, got) {
 		t.Helper()
-		t.Fatalf("queue mismatch in %s: spec says %v, implementation gave %v", what, want, got)
+		mismatch(t, "%s: spec says %v, implementation gave %v", what, want, got)
 	}
 }
 

@@ -4,6 +4,7 @@ package xsync
 
 import (
 	"sync/atomic"
+	"unsafe"
 )
 
 // Uint32 is an atomic uint32.
@@ -119,3 +120,35 @@ func (x *Pointer[T]) CasRel(old, new *T) bool { return x.v.CompareAndSwap(old, n
 
 // Swap atomically stores p into x and returns the previous value.
 func (x *Pointer[T]) Swap(p *T) *T { return x.v.Swap(p) }
+
+// UnsafePointer is an atomic unsafe.Pointer. Non-generic code that holds
+// pointers of a type it does not know (a run queue's slots) uses it, so that
+// it is compiled once with every operation inlined.
+type UnsafePointer struct{ v atomic.Pointer[byte] }
+
+// Load atomically loads x (sequentially consistent).
+func (x *UnsafePointer) Load() unsafe.Pointer { return unsafe.Pointer(x.v.Load()) }
+
+// LoadAcq atomically loads x with acquire semantics.
+func (x *UnsafePointer) LoadAcq() unsafe.Pointer { return unsafe.Pointer(x.v.Load()) }
+
+// Store atomically stores p into x (sequentially consistent).
+func (x *UnsafePointer) Store(p unsafe.Pointer) { x.v.Store((*byte)(p)) }
+
+// StoreRel atomically stores p into x with release semantics.
+func (x *UnsafePointer) StoreRel(p unsafe.Pointer) { x.v.Store((*byte)(p)) }
+
+// Cas executes compare-and-swap on x (sequentially consistent).
+func (x *UnsafePointer) Cas(old, new unsafe.Pointer) bool {
+	return x.v.CompareAndSwap((*byte)(old), (*byte)(new))
+}
+
+// CasRel executes compare-and-swap on x with release semantics on success.
+func (x *UnsafePointer) CasRel(old, new unsafe.Pointer) bool {
+	return x.v.CompareAndSwap((*byte)(old), (*byte)(new))
+}
+
+// Swap atomically stores p into x and returns the previous value.
+func (x *UnsafePointer) Swap(p unsafe.Pointer) unsafe.Pointer {
+	return unsafe.Pointer(x.v.Swap((*byte)(p)))
+}
