@@ -6,7 +6,11 @@
 // The committed seed corpora under testdata/fuzz run in every plain go test;
 // fuzzing proper runs with
 //
-//	go test -run '^$' -fuzz '^FuzzQueue$' -fuzztime 1m ./fuzz
+//	go test -run '^$' -fuzz '^FuzzQueue$' -fuzztime 1m -fuzzminimizetime 100x ./fuzz
+//
+// Keep -fuzzminimizetime small: an input is a rapid bitstream of a few
+// kilobytes, and with go test's default minimization budget of 60s per new
+// interesting input the workers spend the whole run minimizing.
 //
 // A failing input is written to testdata/fuzz/<Target>/ and replays with
 // go test -run '<Target>/<file>' ./fuzz.

@@ -1,0 +1,195 @@
+// Command vsched runs the verification campaign of the vsched scheduler: the
+// layers of the verification pyramid, one after another, with live progress
+// and one verdict at the end.
+//
+// Usage:
+//
+//	vsched <command> [flags]
+//	vsched help [command]
+//
+// Commands:
+//
+//	check   run the property tests, the fuzz seed corpora and a bounded
+//	        fuzzing session per fuzz target; print a summary table
+//
+// The check command runs these phases in order, each a "go test" in the
+// module root:
+//
+//	properties     go test -count=1 -json ./spec/... ./runq/... ./steal/... ./proptest/...
+//	fuzz seeds     go test -count=1 -json -run '^Fuzz' ./fuzz
+//	fuzz <Target>  go test -run '^$' -fuzz '^<Target>$' -fuzztime <d> ./fuzz
+//
+// The targets of the last phase are those "go test -list '^Fuzz' ./fuzz"
+// prints; if listing fails, a "fuzz targets" row reports the failure. A
+// package pattern whose directory does not exist yet is left out, and the
+// output says so; a phase with nothing to run (no package, no test) is
+// reported as SKIP, and skips do not fail the campaign. Test counts are of
+// top-level tests: a failed subtest counts once, as its parent's failure.
+// The output of every failure (failed tests with their subtests, compile
+// errors, panics outside tests, the fuzzer's report) is printed after the
+// last phase, above the summary table. When fuzzing finds a failing input,
+// go test writes it under fuzz/testdata/fuzz/<Target>/ and check prints that
+// path, so the input can be committed; from then on the fuzz seeds phase
+// replays it.
+//
+// Flags of check:
+//
+//	-fuzztime d   how long to fuzz each target: a duration (10s, 5m) or an
+//	              iteration count (1000x), as go test -fuzztime takes it
+//	              (default 10s)
+//	-run regexp   run only the phases whose name matches regexp, for example
+//	              -run properties or -run 'fuzz FuzzPut'; a regexp that
+//	              matches no phase is a usage error. The fuzz targets are
+//	              listed whatever -run says, since their phase names are only
+//	              known after that.
+//	-v            print each go command and stream go test's output while
+//	              it runs
+//
+// When standard output is a terminal, check redraws one status line; when it
+// is not (CI logs, pipes), it prints one line when a phase starts and one when
+// it ends. It exits 0 when no phase failed, 1 when one did, 2 on a usage
+// error, and 130 after an interrupt (Ctrl-C; 143 after SIGTERM), once it has
+// stopped the running go test and printed the summary of the phases so far.
+// A second interrupt kills vsched at once.
+//
+// check must run inside a clone of github.com/vsched/vsched; it finds the
+// module root with "go list -m". The environment variable VSCHED_ROOT, when
+// set, names the module root instead and skips the module path check; it
+// exists so that the runner can be tried on a small stand-in module.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// command is one subcommand of vsched. run receives the arguments after the
+// command name and returns the process exit status.
+type command struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) int
+	// help prints the command's own usage and flags.
+	help func(w io.Writer)
+}
+
+// commands lists the subcommands in the order usage shows them. More
+// campaigns (mutants, bench) are added here as they are written.
+func commands() []command {
+	return []command{
+		{
+			name:    "check",
+			summary: "run property tests, fuzz seed corpora and bounded fuzzing; print a summary",
+			run:     runCheck,
+			help:    func(w io.Writer) { newCheckFlags(w).fs.Usage() },
+		},
+	}
+}
+
+// Exit statuses shared by all commands.
+const (
+	exitPass        = 0
+	exitFail        = 1
+	exitUsage       = 2
+	exitInterrupted = 130 // 128 + SIGINT, what a shell reports for Ctrl-C
+)
+
+func main() {
+	ctx, stop := interruptContext()
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run dispatches to the subcommand named by args[0].
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		usage(stderr)
+		return exitUsage
+	}
+	name, rest := args[0], args[1:]
+	switch name {
+	case "help", "-h", "-help", "--help":
+		if len(rest) == 0 {
+			usage(stdout)
+			return exitPass
+		}
+		if c, ok := lookup(rest[0]); ok {
+			c.help(stdout)
+			return exitPass
+		}
+		fmt.Fprintf(stderr, "vsched help: unknown command %q\n", rest[0])
+		usage(stderr)
+		return exitUsage
+	}
+	c, ok := lookup(name)
+	if !ok {
+		fmt.Fprintf(stderr, "vsched: unknown command %q\n", name)
+		usage(stderr)
+		return exitUsage
+	}
+	return c.run(ctx, rest, stdout, stderr)
+}
+
+func lookup(name string) (command, bool) {
+	for _, c := range commands() {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return command{}, false
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintf(w, "vsched runs the verification campaign of github.com/vsched/vsched.\n\n")
+	fmt.Fprintf(w, "Usage:\n\n\tvsched <command> [flags]\n\tvsched help <command>\n\nCommands:\n\n")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "\t%-8s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w)
+}
+
+// interruptSignal records which signal cancelled the campaign, so that the
+// exit status can say it.
+type interruptSignal struct{ sig os.Signal }
+
+func (e interruptSignal) Error() string { return "interrupted by " + e.sig.String() }
+
+// interruptContext returns a context cancelled, with an [interruptSignal]
+// cause, by the first SIGINT or SIGTERM. After that first signal the handler
+// is removed, so a second Ctrl-C kills vsched at once if stopping the running
+// go test takes too long.
+func interruptContext() (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		select {
+		case s := <-sigs:
+			signal.Stop(sigs)
+			cancel(interruptSignal{s})
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(sigs)
+		cancel(nil)
+	}
+}
+
+// interruptedStatus is the exit status for a campaign cancelled through ctx:
+// 128 plus the signal number where there is one, as shells report it.
+func interruptedStatus(ctx context.Context) int {
+	var is interruptSignal
+	if errors.As(context.Cause(ctx), &is) {
+		if s, ok := is.sig.(syscall.Signal); ok && s != syscall.SIGINT {
+			return 128 + int(s)
+		}
+	}
+	return exitInterrupted
+}
