@@ -1,6 +1,6 @@
 module github.com/vsched/vsched
 
-go 1.25
+go 1.25.0
 
 require (
 	golang.org/x/sys v0.47.0
