@@ -86,16 +86,18 @@ func (r *ring) putSlow(g unsafe.Pointer, h, t uint32) []unsafe.Pointer {
 
 // putBatch is runqputbatch (Go 1.25 and later). Executed only by the owner.
 func (r *ring) putBatch(gs []unsafe.Pointer) []unsafe.Pointer {
+	// Refuse a nil anywhere in the batch, also among the items that will
+	// not fit and go back to the caller, before anything is written.
+	for i, g := range gs {
+		if g == nil {
+			panic(fmt.Sprintf("runq: Queue.PutBatch: item %d is nil", i))
+		}
+	}
 	h := r.head.LoadAcq() // load-acquire, synchronize with consumers
 	t := r.tail.Load()
 	n := 0
 	for n < len(gs) && t-h < Size {
-		g := gs[n]
-		if g == nil {
-			// Nothing is published yet, so the queue is unchanged.
-			panic(fmt.Sprintf("runq: Queue.PutBatch: item %d is nil", n))
-		}
-		r.slots[t%Size].Store(g)
+		r.slots[t%Size].Store(gs[n])
 		t++
 		n++
 	}

@@ -97,18 +97,17 @@ func StealAmount(observed int) int { return observed - observed/2 }
 // the thief's decision was made on what it observed.
 //
 // Grab returns a *Violation, and changes nothing, when observed is not a
-// length the ring can have had: negative, above the current ring length (a
-// successful steal commits while head is where the thief read it, and the
-// tail only grows, so the ring is at least as long as observed), or so long
-// that the steal would exceed Cap/2 (a torn read the code must retry).
+// length the ring can have had when the steal committed: negative, or above
+// the current ring length (a successful steal commits while head is where
+// the thief read it, and the tail only grows, so the ring is at least as long
+// as observed). Since the ring never holds more than Cap items, a legal
+// observation never steals more than Cap/2; a torn read of head and tail,
+// which could suggest more, is one the code must retry.
 func (q *Queue[T]) Grab(observed int, stealRunNext bool) ([]T, error) {
 	if observed < 0 || observed > len(q.ring) {
 		return nil, violation("steal amount", "observed length %d is impossible for a ring of %d items", observed, len(q.ring))
 	}
 	n := StealAmount(observed)
-	if n > q.cap/2 {
-		return nil, violation("steal amount", "observed length %d would steal %d items, more than Cap/2 = %d", observed, n, q.cap/2)
-	}
 	if n == 0 {
 		if !stealRunNext || !q.hasNext {
 			return nil, nil
@@ -125,7 +124,7 @@ func (q *Queue[T]) Grab(observed int, stealRunNext bool) ([]T, error) {
 // GrabOutcomes returns every result a concurrent Grab could legally return in
 // the current state, one per possible observed length, without changing q:
 // for each observed length 1..RingLen() the oldest StealAmount(observed) ring
-// items (those over Cap/2 excluded), plus, for observed length 0, runnext
+// items, plus, for observed length 0, runnext
 // alone (if stealRunNext and runnext is set) or nothing.
 func (q *Queue[T]) GrabOutcomes(stealRunNext bool) [][]T {
 	var outs [][]T
@@ -136,9 +135,6 @@ func (q *Queue[T]) GrabOutcomes(stealRunNext bool) [][]T {
 	}
 	for observed := 1; observed <= len(q.ring); observed++ {
 		n := StealAmount(observed)
-		if n > q.cap/2 {
-			break
-		}
 		if observed > 1 && n == StealAmount(observed-1) {
 			continue // same outcome as the shorter observation
 		}
