@@ -271,6 +271,39 @@ func TestFuzzFailureNamesFailingInputFromModuleRoot(t *testing.T) {
 	}
 }
 
+// deadlineRaceRun is the output of a real run that ended in the fuzzing
+// coordinator's deadline race (golang/go#75804), from .ci/run on go1.26.8.
+const deadlineRaceRun = `fuzz: elapsed: 0s, gathering baseline coverage: 0/127 completed
+fuzz: elapsed: 0s, gathering baseline coverage: 127/127 completed, now fuzzing with 2 workers
+fuzz: elapsed: 9s, execs: 46980 (5737/sec), new interesting: 30 (total: 157)
+fuzz: elapsed: 10s, execs: 53140 (5938/sec), new interesting: 30 (total: 157)
+--- FAIL: FuzzQueue (10.07s)
+    context deadline exceeded
+FAIL
+exit status 1
+FAIL	github.com/vsched/vsched/fuzz	10.078s
+`
+
+func TestFuzzDeadlineRaceWithoutFailingInputPasses(t *testing.T) {
+	r := judgeFuzz("FuzzQueue", fuzzOutcomeOf(deadlineRaceRun), errors.New("exit status 1"))
+	if r.verdict != pass || !strings.Contains(r.summary, "golang/go#75804") {
+		t.Fatalf("judgeFuzz = %v %q, want PASS naming golang/go#75804", r.verdict, r.summary)
+	}
+}
+
+func TestFuzzDeadlineMessageWithMoreOutputFails(t *testing.T) {
+	for name, run := range map[string]string{
+		"a property failure too": strings.Replace(deadlineRaceRun, "    context deadline exceeded\n",
+			"    context deadline exceeded\n    queue.go:216: spec mismatch: Grab\n", 1),
+		"another target failed": strings.Replace(deadlineRaceRun, "--- FAIL: FuzzQueue", "--- FAIL: FuzzOther", 1),
+		"a failing input":       deadlineRaceRun + "    Failing input written to testdata/fuzz/FuzzQueue/0123abcd\n",
+	} {
+		if r := judgeFuzz("FuzzQueue", fuzzOutcomeOf(run), errors.New("exit status 1")); r.verdict != fail {
+			t.Errorf("%s: judgeFuzz = %v, want FAIL", name, r.verdict)
+		}
+	}
+}
+
 func TestJudgeFuzzShowsErrorsThatAreNotExitStatus(t *testing.T) {
 	r := judgeFuzz("FuzzX", newFuzzOutcome(), errors.New(`exec: "go": executable file not found in $PATH`))
 	f := failureTitled(t, r.failures, "go test -fuzz")

@@ -378,6 +378,28 @@ func (o *fuzzOutcome) addLine(line string) {
 	o.kept = append(o.kept, line)
 }
 
+// deadlineRace reports whether a failed fuzzing run failed only through the
+// race in go test's fuzzing coordinator at the end of -fuzztime
+// (golang/go#75804, fixed in Go 1.27): the target "fails" with nothing but
+// "context deadline exceeded" and writes no failing input. Such a run found
+// nothing; any other output is a real failure.
+func (o *fuzzOutcome) deadlineRace(target string) bool {
+	if o.crasher != "" {
+		return false
+	}
+	seen := false
+	for _, line := range o.kept {
+		switch t := strings.TrimSpace(line); {
+		case t == "context deadline exceeded":
+			seen = true
+		case strings.HasPrefix(t, "--- FAIL: "+target+" ("), t == "":
+		default:
+			return false
+		}
+	}
+	return seen
+}
+
 // crasherFromRoot returns the failing input's path relative to the module
 // root, given the fuzzed package's directory relative to the root.
 func (o *fuzzOutcome) crasherFromRoot(pkgDir string) string {
