@@ -31,15 +31,12 @@ func ids(gs []*item) []int {
 // queue that steals from it, and the global queue that receives overflow,
 // each paired with its model, and a ledger of every item in the system.
 type queueSystem struct {
-	owner, thief           *runq.Queue[item]
-	ownerSpec, thiefSpec   *spec.Queue[int]
-	global                 *runq.Global[item]
-	globalSpec             *spec.Global[int]
-	ledger                 spec.Ledger[int]
-	lastCounters           [2][2]uint32 // head, tail of owner and thief
-	nextID                 int
-	batch                  []*item
-	injecting, inInjection bool
+	items                ledger
+	owner, thief         *runq.Queue[item]
+	ownerSpec, thiefSpec *spec.Queue[int]
+	global               globalPair
+	lastCounters         [2][2]uint32 // head, tail of owner and thief
+	batch                []*item
 }
 
 // counterStart draws where a queue's free-running counters start: zero,
@@ -61,13 +58,11 @@ var counterStart = rapid.OneOf(
 // the end everything is drained and the ledger must balance.
 func CheckQueue(t *rapid.T) {
 	s := &queueSystem{
-		owner:      new(runq.Queue[item]),
-		thief:      new(runq.Queue[item]),
-		ownerSpec:  spec.NewQueue[int](runq.Size),
-		thiefSpec:  spec.NewQueue[int](runq.Size),
-		global:     new(runq.Global[item]),
-		globalSpec: new(spec.Global[int]),
-		batch:      make([]*item, runq.Size/2),
+		owner:     new(runq.Queue[item]),
+		thief:     new(runq.Queue[item]),
+		ownerSpec: spec.NewQueue[int](runq.Size),
+		thiefSpec: spec.NewQueue[int](runq.Size),
+		batch:     make([]*item, runq.Size/2),
 	}
 	for i, q := range []*runq.Queue[item]{s.owner, s.thief} {
 		start := counterStart.Draw(t, fmt.Sprintf("counters[%d]", i))
@@ -90,30 +85,15 @@ func CheckQueue(t *rapid.T) {
 	s.drainAll(t)
 }
 
-func (s *queueSystem) newItem(t *rapid.T) *item {
-	s.nextID++
-	g := &item{id: s.nextID}
-	must(t, s.ledger.Enter(g.id))
-	return g
-}
-
-// leave records that the real code handed out gs, after the caller has
-// compared them with the model.
-func (s *queueSystem) leave(t *rapid.T, gs ...*item) {
-	for _, g := range gs {
-		must(t, s.ledger.Leave(g.id))
-	}
-}
-
 // toGlobal puts items the owner could not keep on the global queue, as the
 // scheduler does under its lock.
 func (s *queueSystem) toGlobal(gs []*item) {
-	s.global.PutBatch(gs)
-	s.globalSpec.PutBatch(ids(gs))
+	s.global.q.PutBatch(gs)
+	s.global.model.PutBatch(ids(gs))
 }
 
 func (s *queueSystem) put(t *rapid.T) {
-	g := s.newItem(t)
+	g := s.items.enter(t)
 	next := rapid.Bool().Draw(t, "next")
 	want := s.ownerSpec.Put(g.id, next)
 	got := s.owner.Put(g, next)
@@ -125,7 +105,7 @@ func (s *queueSystem) putBatch(t *rapid.T) {
 	n := rapid.IntRange(0, runq.Size+8).Draw(t, "n")
 	gs := make([]*item, n)
 	for i := range gs {
-		gs[i] = s.newItem(t)
+		gs[i] = s.items.enter(t)
 	}
 	want := s.ownerSpec.PutBatch(ids(gs))
 	got := s.owner.PutBatch(gs)
@@ -134,27 +114,31 @@ func (s *queueSystem) putBatch(t *rapid.T) {
 }
 
 func (s *queueSystem) get(t *rapid.T) {
-	want, ok, inherit := s.ownerSpec.Get()
-	g, gotInherit := s.owner.Get()
-	if !ok {
-		if g != nil {
-			mismatch(t, "Get on an empty queue returned item %d", g.id)
-		}
-		return
+	s.items.leave(t, compareGet(t, "Get", s.owner, s.ownerSpec)...)
+}
+
+// compareGet runs Get on a queue and its model and returns what Get handed
+// out (nothing or one item) once it has compared the two.
+func compareGet(t *rapid.T, what string, q *runq.Queue[item], m *spec.Queue[int]) []*item {
+	want, ok, inherit := m.Get()
+	g, gotInherit := q.Get()
+	switch {
+	case !ok && g != nil:
+		mismatch(t, "%s on an empty queue returned item %d", what, g.id)
+	case !ok:
+		return nil
+	case g == nil:
+		mismatch(t, "%s returned nothing, want item %d", what, want)
 	}
-	if g == nil {
-		mismatch(t, "Get returned nothing, want item %d", want)
-	}
-	equalIDs(t, "Get", []int{want}, []int{g.id})
-	equal(t, "Get inheritTime", inherit, gotInherit)
-	s.leave(t, g)
+	equalIDs(t, what+" (id, inheritTime)", []int{want, boolInt(inherit)}, []int{g.id, boolInt(gotInherit)})
+	return []*item{g}
 }
 
 func (s *queueSystem) drain(t *rapid.T) {
 	want := s.ownerSpec.Drain()
 	got := s.owner.Drain(nil)
 	equalIDs(t, "Drain", want, ids(got))
-	s.leave(t, got...)
+	s.items.leave(t, got...)
 }
 
 // ownerOps are the operations the machine may run in the middle of a steal.
@@ -215,7 +199,7 @@ func (s *queueSystem) grab(t *rapid.T) {
 	want := mustGrab(t, s.ownerSpec, s.observation(t, observed, runNext, hadRunNext, stealRunNext, pauses), stealRunNext)
 	equalIDs(t, "Grab", want, ids(got))
 	must(t, spec.CheckGrab(runq.Size, n, n == 1 && observed == 0))
-	s.leave(t, got...)
+	s.items.leave(t, got...)
 }
 
 func (s *queueSystem) stealInto(t *rapid.T) {
@@ -237,7 +221,7 @@ func (s *queueSystem) stealInto(t *rapid.T) {
 		mismatch(t, "StealInto returned nothing, want item %d", want)
 	case ok:
 		equalIDs(t, "StealInto result", []int{want}, []int{g.id})
-		s.leave(t, g)
+		s.items.leave(t, g)
 	}
 }
 
@@ -257,59 +241,21 @@ func (s *queueSystem) stealIntoFull(t *rapid.T, stealRunNext bool) {
 }
 
 func (s *queueSystem) thiefGet(t *rapid.T) {
-	want, ok, inherit := s.thiefSpec.Get()
-	g, gotInherit := s.thief.Get()
-	if !ok {
-		if g != nil {
-			mismatch(t, "thief Get on an empty queue returned item %d", g.id)
-		}
-		return
-	}
-	if g == nil {
-		mismatch(t, "thief Get returned nothing, want item %d", want)
-	}
-	equalIDs(t, "thief Get", []int{want, boolInt(inherit)}, []int{g.id, boolInt(gotInherit)})
-	s.leave(t, g)
+	s.items.leave(t, compareGet(t, "thief Get", s.thief, s.thiefSpec)...)
 }
 
-func (s *queueSystem) globalGet(t *rapid.T) {
-	want, ok := s.globalSpec.Get()
-	g := s.global.Get()
-	if !ok {
-		if g != nil {
-			mismatch(t, "Global.Get on an empty queue returned item %d", g.id)
-		}
-		return
-	}
-	if g == nil {
-		mismatch(t, "Global.Get returned nothing, want item %d", want)
-	}
-	equalIDs(t, "Global.Get", []int{want}, []int{g.id})
-	s.leave(t, g)
-}
+func (s *queueSystem) globalGet(t *rapid.T) { s.items.leave(t, s.global.get(t)...) }
 
 func (s *queueSystem) globalGetBatch(t *rapid.T) {
 	max := rapid.IntRange(1, runq.Size/2).Draw(t, "max")
 	procs := rapid.IntRange(1, 64).Draw(t, "procs")
-	size := s.globalSpec.Len()
-	want := s.globalSpec.GetBatch(max, procs)
-	g, rest := s.global.GetBatch(max, procs, nil)
-	if g == nil {
-		if len(want) != 0 || len(rest) != 0 {
-			mismatch(t, "Global.GetBatch returned no item and rest %v, want %v", ids(rest), want)
-		}
-		return
-	}
-	got := append([]*item{g}, rest...)
-	equalIDs(t, "Global.GetBatch", want, ids(got))
-	must(t, spec.CheckGlobalBatch(size, max, procs, len(got)))
-	s.leave(t, got...)
+	s.items.leave(t, s.global.getBatch(t, max, procs, nil)...)
 }
 
 func (s *queueSystem) globalPutHead(t *rapid.T) {
-	g := s.newItem(t)
-	s.global.PutHead(g)
-	s.globalSpec.PutHead(g.id)
+	g := s.items.enter(t)
+	s.global.q.PutHead(g)
+	s.global.model.PutHead(g.id)
 }
 
 // check compares what can be observed of every queue with its model after
@@ -327,7 +273,7 @@ func (s *queueSystem) check(t *rapid.T) {
 		equal(t, "ring length (tail-head)", p.m.RingLen(), int(tail-head))
 		s.lastCounters[i] = [2]uint32{head, tail}
 	}
-	must(t, spec.CheckGlobalLen(s.global.Len(), s.globalSpec.Len()))
+	must(t, spec.CheckGlobalLen(s.global.q.Len(), s.global.model.Len()))
 }
 
 // drainAll empties every queue through the owners' own operations and checks
@@ -337,13 +283,9 @@ func (s *queueSystem) drainAll(t *rapid.T) {
 	for !s.thiefSpec.Empty() {
 		s.thiefGet(t)
 	}
-	for s.globalSpec.Len() > 0 {
-		s.globalGet(t)
-	}
+	s.items.leave(t, s.global.drain(t)...)
 	s.check(t)
-	if live := s.ledger.Live(); live != 0 {
-		mismatch(t, "%d items were submitted and never handed out", live)
-	}
+	s.items.balanced(t)
 }
 
 func mustGrab(t *rapid.T, q *spec.Queue[int], observed int, stealRunNext bool) []int {
