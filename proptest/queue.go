@@ -196,9 +196,11 @@ func (s *queueSystem) grab(t *rapid.T) {
 	var pauses int
 	n := s.owner.Grab(s.batch, stealRunNext, s.pause(t, &pauses))
 	got := s.batch[:n]
-	want := mustGrab(t, s.ownerSpec, s.observation(t, observed, runNext, hadRunNext, stealRunNext, pauses), stealRunNext)
-	equalIDs(t, "Grab", want, ids(got))
-	must(t, spec.CheckGrab(runq.Size, n, n == 1 && observed == 0))
+	seen := s.observation(t, observed, runNext, hadRunNext, stealRunNext, pauses)
+	tookRunNext := n == 1 && hadRunNext && got[0].id == runNext
+	must(t, spec.CheckRunNextSteal(tookRunNext, stealRunNext, seen))
+	must(t, spec.CheckGrab(runq.Size, n, tookRunNext))
+	equalIDs(t, "Grab", mustGrab(t, s.ownerSpec, seen, stealRunNext), ids(got))
 	s.items.leave(t, got...)
 }
 

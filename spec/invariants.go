@@ -1,9 +1,9 @@
 package spec
 
 // The safety properties of the runtime reference, section 7, as executable
-// checks. Items 4 (ring FIFO) and 6 (runnext rules) are what the Queue model
-// computes, so an implementation that returns the model's results satisfies
-// them; the functions here cover what a checker observes from outside.
+// checks of what a checker observes from outside. Items 4 (ring FIFO) and 6
+// (runnext rules) are also what the Queue model computes, so an
+// implementation that returns the model's results satisfies them.
 
 // Ledger checks conservation (item 1): every item that enters the system
 // leaves it exactly once. It tracks items between Enter and Leave wherever
@@ -110,6 +110,16 @@ func CheckPrefix[T comparable](ringBefore, taken []T) error {
 		if ringBefore[i] != g {
 			return violation("ring FIFO", "item %d taken is %v, the ring's item %d is %v", i, g, i, ringBefore[i])
 		}
+	}
+	return nil
+}
+
+// CheckRunNextSteal checks the thief's side of item 6: a steal takes runnext
+// only when runnext stealing was asked for and the ring looked empty
+// (observedRingLen == 0).
+func CheckRunNextSteal(tookRunNext, stealRunNext bool, observedRingLen int) error {
+	if tookRunNext && (!stealRunNext || observedRingLen != 0) {
+		return violation("runnext rules", "a steal took runnext (stealRunNext %v) though the ring looked %d items long", stealRunNext, observedRingLen)
 	}
 	return nil
 }

@@ -486,6 +486,8 @@ func TestSpecChecksPassAndReportTheirInvariant(t *testing.T) {
 		{"CheckGrab/runnext", spec.CheckGrab(256, 1, true), spec.CheckGrab(256, 2, true), "steal amount"},
 		{"CheckPrefix/order", spec.CheckPrefix([]int{1, 2, 3}, []int{1, 2}), spec.CheckPrefix([]int{1, 2, 3}, []int{2}), "ring FIFO"},
 		{"CheckPrefix/length", spec.CheckPrefix([]int{1}, nil), spec.CheckPrefix([]int{1}, []int{1, 2}), "ring FIFO"},
+		{"CheckRunNextSteal/ring looked non-empty", spec.CheckRunNextSteal(true, true, 0), spec.CheckRunNextSteal(true, true, 1), "runnext rules"},
+		{"CheckRunNextSteal/not asked", spec.CheckRunNextSteal(false, false, 0), spec.CheckRunNextSteal(true, false, 0), "runnext rules"},
 		{"CheckEmpty", spec.CheckEmpty(false, true), spec.CheckEmpty(true, true), "empty never falsely true"},
 		{"CheckEmpty/truly empty", spec.CheckEmpty(true, false), spec.CheckEmpty(true, true), "empty never falsely true"},
 		{"CheckGlobalBatch", spec.CheckGlobalBatch(10, 128, 4, 3), spec.CheckGlobalBatch(10, 128, 4, 4), "global batch"},
