@@ -197,7 +197,11 @@ func (s *queueSystem) grab(t *rapid.T) {
 	n := s.owner.Grab(s.batch, stealRunNext, s.pause(t, &pauses))
 	got := s.batch[:n]
 	seen := s.observation(t, observed, runNext, hadRunNext, stealRunNext, pauses)
-	tookRunNext := n == 1 && hadRunNext && got[0].id == runNext
+	// The item the thief read from runnext counts as stolen from runnext
+	// only if it is still runnext now; an owner Put(next) during the pause
+	// kicks it into the ring, where a retry may legally take it.
+	now, stillSet := s.ownerSpec.RunNext()
+	tookRunNext := n == 1 && hadRunNext && got[0].id == runNext && stillSet && now == runNext
 	must(t, spec.CheckRunNextSteal(tookRunNext, stealRunNext, seen))
 	must(t, spec.CheckGrab(runq.Size, n, tookRunNext))
 	equalIDs(t, "Grab", mustGrab(t, s.ownerSpec, seen, stealRunNext), ids(got))
