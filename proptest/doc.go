@@ -9,12 +9,19 @@
 //
 // # Concurrency, deterministically
 //
-// The machines run on one goroutine, yet they reach the interleavings that
-// matter for a steal: [runq.Queue.Grab] and [runq.Queue.StealInto] take a
-// pause function, called between reading runnext and the CAS that takes it,
-// and the machine uses it to run an owner operation in the middle of the
-// thief's. The specification then says what the thief must get: runnext if it
-// is still the item the thief read (the CAS succeeds), otherwise what a
-// retry observes. Every other thief step is a single atomic commit, which a
-// sequential interleaving of whole operations already covers.
+// The machines run on one goroutine, and whole operations interleave in the
+// order the generator draws. One interleaving inside an operation is reached
+// too: [runq.Queue.Grab] and [runq.Queue.StealInto] take a pause function,
+// called between reading runnext and the CAS that takes it, and the machine
+// uses it to run an owner operation in the middle of the thief's. The
+// specification then says what the thief must get: runnext if it is still
+// the item the thief read (the CAS succeeds), otherwise what a retry
+// observes.
+//
+// That is not every interleaving. A grab reads head, then tail, copies, and
+// commits by CAS; an owner operation between those steps (a stale
+// observation, a torn read of head and tail) is reached here only by the
+// concurrent stress tests of package runq, and systematically by the
+// explorer and the linearizability checker of the verification-engines
+// work, which check the results against spec.Queue.GrabOutcomes.
 package proptest

@@ -72,6 +72,10 @@
 //   - Nothing here randomizes order (the runtime's randomizeScheduler under
 //     -race); a scheduler that wants it shuffles around these calls.
 //   - A consumed slot keeps its last item reachable until the owner
-//     overwrites it, so a Queue may keep up to Size items alive for the
-//     garbage collector. The runtime does the same with its g pointers.
+//     overwrites it, and the overflow buffer keeps the last overflow batch,
+//     so a Queue may keep up to Size + Size/2+1 items alive for the garbage
+//     collector. (The runtime's slots are guintptrs, which the collector
+//     does not see; its g records are never freed anyway.)
+//   - Items are told apart by their pointers: distinct tasks need distinct
+//     pointers. Pointers to distinct zero-size values may be equal.
 package runq

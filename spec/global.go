@@ -1,5 +1,7 @@
 package spec
 
+import "fmt"
+
 // Global is the specification of the global run queue: an unbounded FIFO.
 type Global[T comparable] struct {
 	items []T
@@ -26,8 +28,11 @@ func (q *Global[T]) Get() (g T, ok bool) {
 
 // GlobalBatchSize is the number of items globrunqgetbatch takes from a queue
 // of size items for a scheduler of procs Ps: min(max, size, size/procs+1),
-// and at least one when the queue is not empty.
+// and at least one when the queue is not empty. It panics if procs < 1.
 func GlobalBatchSize(size, max, procs int) int {
+	if procs < 1 {
+		panic(fmt.Sprintf("spec: GlobalBatchSize: procs = %d, must be at least 1", procs))
+	}
 	if size == 0 {
 		return 0
 	}

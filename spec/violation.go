@@ -11,6 +11,7 @@ type Violation struct {
 	Detail string
 }
 
+// Error names the invariant and says what was observed.
 func (v *Violation) Error() string {
 	return fmt.Sprintf("spec: invariant %q violated: %s", v.Invariant, v.Detail)
 }

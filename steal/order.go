@@ -1,6 +1,9 @@
 package steal
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // Order enumerates the Ps of a scheduler in random orders; it is the
 // runtime's randomOrder. An Order is immutable after [NewOrder] and may be
@@ -12,10 +15,10 @@ type Order struct {
 
 // NewOrder returns an Order over count positions; it is the runtime's
 // randomOrder.reset. The strides are the numbers in [1, count] coprime with
-// count. NewOrder panics if count < 1.
+// count. NewOrder panics if count is not in [1, 2^32-1].
 func NewOrder(count int) *Order {
-	if count < 1 {
-		panic(fmt.Sprintf("steal: NewOrder(%d): count must be at least 1", count))
+	if count < 1 || count > math.MaxUint32 {
+		panic(fmt.Sprintf("steal: NewOrder(%d): count must be in [1, 2^32-1]", count))
 	}
 	o := &Order{count: uint32(count)}
 	for i := uint32(1); i <= o.count; i++ {
