@@ -30,10 +30,12 @@ const rootEnv = "VSCHED_ROOT"
 // holding the fuzz targets and their seed corpora.
 const fuzzDir = "fuzz"
 
-// propertyPatterns are the packages holding the rapid property tests, as
-// go test patterns relative to the module root.
+// propertyPatterns are the packages whose tests check the scheduler: the
+// synchronization primitives, the data structures, the specification and
+// the rapid property tests with their known-bad mutants, as go test patterns
+// relative to the module root.
 func propertyPatterns() []string {
-	return []string{"./spec/...", "./runq/...", "./steal/...", "./proptest/..."}
+	return []string{"./internal/...", "./spec/...", "./runq/...", "./steal/...", "./proptest/..."}
 }
 
 // verdict is a phase's outcome.

@@ -430,6 +430,7 @@ func TestMissingPackagesAreSkippedAndSaidSo(t *testing.T) {
 	c.prog.close()
 	want := "" +
 		"=== properties\n" +
+		"properties: skipping ./internal/...: no directory internal/ yet\n" +
 		"properties: skipping ./spec/...: no directory spec/ yet\n" +
 		"properties: skipping ./runq/...: no directory runq/ yet\n" +
 		"properties: skipping ./steal/...: no directory steal/ yet\n" +

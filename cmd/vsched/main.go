@@ -15,7 +15,7 @@
 // The check command runs these phases in order, each a "go test" in the
 // module root:
 //
-//	properties     go test -count=1 -json ./spec/... ./runq/... ./steal/... ./proptest/...
+//	properties     go test -count=1 -json ./internal/... ./spec/... ./runq/... ./steal/... ./proptest/...
 //	fuzz seeds     go test -count=1 -json -run '^Fuzz' ./fuzz
 //	fuzz <Target>  go test -run '^$' -fuzz '^<Target>$' -fuzztime <d> ./fuzz
 //
