@@ -95,8 +95,13 @@ func (s *queueSystem) toGlobal(gs []*item) {
 func (s *queueSystem) put(t *rapid.T) {
 	g := s.items.enter(t)
 	next := rapid.Bool().Draw(t, "next")
+	ringLen := s.ownerSpec.RingLen()
+	_, hadRunNext := s.ownerSpec.RunNext()
 	want := s.ownerSpec.Put(g.id, next)
 	got := s.owner.Put(g, next)
+	if !next || hadRunNext { // an item was appended to the ring
+		must(t, spec.CheckOverflow(runq.Size, ringLen, len(got)))
+	}
 	equalIDs(t, "Put overflow", want, ids(got))
 	s.toGlobal(got)
 }
