@@ -20,7 +20,8 @@ import (
 //                second queue in one steal, then empty both
 // op=PutBatch    append Size/2 items at once, then empty the queue
 
-type task struct{ id int }
+// task has a non-zero size, so that distinct tasks have distinct pointers.
+type task struct{ _ int }
 
 // mutexQueue is a FIFO ring of Size slots under a sync.Mutex.
 type mutexQueue struct {

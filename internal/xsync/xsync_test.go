@@ -6,7 +6,6 @@ import (
 	"go/token"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -70,7 +69,7 @@ func TestEveryOperationInlines(t *testing.T) {
 	if runtime.GOOS == "js" || runtime.GOOS == "wasip1" {
 		t.Skip("no go command")
 	}
-	out, err := exec.Command(goTool(), "test", "-c", "-gcflags=-m", "-o", os.DevNull, ".").CombinedOutput()
+	out, err := exec.Command("go", "test", "-c", "-gcflags=-m", "-o", os.DevNull, ".").CombinedOutput()
 	if err != nil {
 		t.Fatalf("go build -gcflags=-m: %v\n%s", err, out)
 	}
@@ -108,11 +107,4 @@ func recvType(e ast.Expr) string {
 		return x.X.(*ast.Ident).Name + "[go.shape.int]"
 	}
 	return ""
-}
-
-func goTool() string {
-	if p, err := exec.LookPath("go"); err == nil {
-		return p
-	}
-	return filepath.Join(runtime.GOROOT(), "bin", "go")
 }
