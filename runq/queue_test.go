@@ -267,17 +267,18 @@ func TestStealIntoTakesRunNextOnlyFromEmptyRingWhenAsked(t *testing.T) {
 }
 
 func TestStealIntoPanicsWithoutTakingWhenDestinationLacksRoom(t *testing.T) {
-	items := makeItems(runq.Size + 10)
+	n := min(10, runq.Size) // source items
+	items := makeItems(runq.Size + n)
 	src, dst := new(runq.Queue[item]), new(runq.Queue[item])
-	fill(t, src, items[:10])
-	fill(t, dst, items[10:10+runq.Size/2+1])
+	fill(t, src, items[:n])
+	fill(t, dst, items[n:n+runq.Size/2+1])
 
 	mustPanic(t, "room", func() { src.StealInto(dst, true, nil) })
 
-	if got := src.Drain(nil); !slices.Equal(got, items[:10]) {
-		t.Fatalf("source after the refused steal = %v, want it unchanged: %v", got, items[:10])
+	if got := src.Drain(nil); !slices.Equal(got, items[:n]) {
+		t.Fatalf("source after the refused steal = %v, want it unchanged: %v", got, items[:n])
 	}
-	if got := dst.Drain(nil); !slices.Equal(got, items[10:10+runq.Size/2+1]) {
+	if got := dst.Drain(nil); !slices.Equal(got, items[n:n+runq.Size/2+1]) {
 		t.Fatalf("destination after the refused steal = %v, want it unchanged", got)
 	}
 }
@@ -358,12 +359,13 @@ func TestPutBatchFillsWhatFitsAndReturnsRest(t *testing.T) {
 	if rest := q.PutBatch(nil); rest != nil {
 		t.Fatalf("PutBatch(nil) = %v, want nil", rest)
 	}
-	if rest := q.PutBatch(items[:5]); rest != nil {
-		t.Fatalf("PutBatch of 5 into an empty ring returned %v, want nil", rest)
+	first := min(5, runq.Size-1)
+	if rest := q.PutBatch(items[:first]); rest != nil {
+		t.Fatalf("PutBatch of %d into an empty ring returned %v, want nil", first, rest)
 	}
-	batch := items[5 : runq.Size+10]
+	batch := items[first : runq.Size+10]
 	rest := q.PutBatch(batch)
-	if want := batch[runq.Size-5:]; !slices.Equal(rest, want) {
+	if want := batch[runq.Size-first:]; !slices.Equal(rest, want) {
 		t.Fatalf("PutBatch returned %v, want the tail of its argument %v", rest, want)
 	}
 	if q.Len() != runq.Size {
@@ -378,9 +380,9 @@ func TestPutBatchFillsWhatFitsAndReturnsRest(t *testing.T) {
 
 	// With runnext set and a partly full ring, the batch goes after the ring.
 	q.Put(items[0], true)
-	fill(t, q, items[1:3])
-	q.PutBatch(items[3:6])
-	if got, want := q.Drain(nil), items[:6]; !slices.Equal(got, want) {
+	fill(t, q, items[1:2])
+	q.PutBatch(items[2 : 2+runq.Size-1])
+	if got, want := q.Drain(nil), items[:2+runq.Size-1]; !slices.Equal(got, want) {
 		t.Fatalf("Drain = %v, want %v", got, want)
 	}
 }
@@ -415,10 +417,11 @@ func TestDrainReturnsRunNextThenRingFIFOAppendedToDst(t *testing.T) {
 	if got := q.Drain([]*item{sentinel}); !slices.Equal(got, []*item{sentinel}) {
 		t.Fatalf("Drain of an empty queue = %v, want dst unchanged", got)
 	}
-	fill(t, q, items[:5])
+	n := min(5, runq.Size) // ring items
+	fill(t, q, items[:n])
 	q.Put(items[5], true)
 	got := q.Drain([]*item{sentinel})
-	want := []*item{sentinel, items[5], items[0], items[1], items[2], items[3], items[4]}
+	want := append([]*item{sentinel, items[5]}, items[:n]...)
 	if !slices.Equal(got, want) {
 		t.Fatalf("Drain = %v, want %v", got, want)
 	}
@@ -614,16 +617,17 @@ func TestCountersWrapAroundKeepingFIFOLengthAndConservation(t *testing.T) {
 			}
 			counters("after overflow", start+half, half)
 
-			for j := range 3 {
+			gets := min(3, half-1)
+			for j := range gets {
 				if g, _ := q.Get(); g != items[half+j] {
 					t.Fatalf("Get = %v, want %v", g, items[half+j])
 				}
 			}
-			counters("after 3 gets", start+half+3, half-3)
+			counters("after the gets", start+half+uint32(gets), half-gets)
 
-			l := half - 3
+			l := half - gets
 			n := l - l/2
-			stolenFirst := half + 3
+			stolenFirst := half + gets
 			g := q.StealInto(thief, false, nil)
 			if g != items[stolenFirst+n-1] {
 				t.Fatalf("StealInto = %v, want %v", g, items[stolenFirst+n-1])

@@ -1,0 +1,629 @@
+//go:build vsched_explore
+
+// Package explorer is the engine behind package explore: a stateless model
+// checker that runs a model's threads one at a time and chooses, at every
+// operation of internal/xsync, which thread takes the next step.
+//
+// A step is one thread executing its pending operation (the one it announced
+// at its last scheduling point) and then its own code up to its next
+// scheduling point, where it announces the next operation. Code between
+// scheduling points touches only memory that the thread owns or that the
+// atomics it synchronized through have ordered, so a step is atomic under
+// sequential consistency, which is what Go's sync/atomic gives.
+//
+// The search is a depth-first walk over the choices, replayed from the root
+// for every execution. It prefers to keep running the current thread; a
+// switch away from a thread that could go on is a preemption, and at most
+// Config.MaxPreemptions of them happen in an execution. Sleep sets prune
+// executions that differ from an explored one only in the order of
+// independent steps (different addresses, or two loads).
+package explorer
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+)
+
+// Op is the kind of an operation at a scheduling point.
+type Op uint8
+
+// The operations. The memory ones carry the address they touch.
+const (
+	OpStart  Op = iota // a thread's first step: its code up to its first operation
+	OpLoad             // an atomic load
+	OpStore            // an atomic store
+	OpCas              // a compare-and-swap; treated as a write whether or not it succeeds
+	OpRMW              // an atomic add or swap
+	OpLock             // Mutex.Lock; enabled while the mutex is free
+	OpUnlock           // Mutex.Unlock
+	OpSleep            // Note.Sleep; enabled while a wakeup is pending
+	OpWakeup           // Note.Wakeup
+	OpSpin             // the spin hint: the thread waits for another to make progress
+	OpGo               // starting a thread
+	OpJoin             // waiting for a thread to finish; enabled once it has
+)
+
+var opNames = [...]string{"Start", "Load", "Store", "Cas", "RMW", "Lock", "Unlock", "Sleep", "Wakeup", "Spin", "Go", "Join"}
+
+func (o Op) String() string { return opNames[o] }
+
+// MaxThreads bounds the threads of one execution.
+const MaxThreads = 16
+
+// Config bounds an exploration. Zero fields take their defaults.
+type Config struct {
+	// MaxPreemptions bounds the preemptive switches of an execution.
+	// 0 means the default: VSCHED_MAX_PREEMPTIONS if set (where 0 means
+	// unbounded), else 2. Unbounded (-1) explores every schedule.
+	MaxPreemptions int
+	// MaxExecutions caps the executions explored; 0 means 1,000,000.
+	MaxExecutions int
+	// MaxSteps is the livelock budget: a thread that takes more steps in
+	// one execution is reported. 0 means 10,000.
+	MaxSteps int
+	// Replay runs exactly one execution, the one a failure printed. Empty
+	// means VSCHED_REPLAY, if set.
+	Replay string
+	// NoReduction turns sleep sets off, to measure what they save.
+	NoReduction bool
+}
+
+// Unbounded is the MaxPreemptions value that explores every schedule.
+const Unbounded = -1
+
+func (c Config) withDefaults() (Config, error) {
+	if c.MaxPreemptions == 0 {
+		c.MaxPreemptions = 2
+		if s := os.Getenv("VSCHED_MAX_PREEMPTIONS"); s != "" {
+			n, err := strconv.Atoi(s)
+			if err != nil || n < 0 {
+				return c, fmt.Errorf("explore: VSCHED_MAX_PREEMPTIONS=%q: want a number >= 0 (0 = unbounded)", s)
+			}
+			c.MaxPreemptions = n
+			if n == 0 {
+				c.MaxPreemptions = Unbounded
+			}
+		}
+	}
+	if c.MaxExecutions <= 0 {
+		c.MaxExecutions = 1_000_000
+	}
+	if c.MaxSteps <= 0 {
+		c.MaxSteps = 10_000
+	}
+	if c.Replay == "" {
+		c.Replay = os.Getenv("VSCHED_REPLAY")
+	}
+	return c, nil
+}
+
+// Result is what an exploration found.
+type Result struct {
+	// Executions counts the executions run to their end.
+	Executions int
+	// Pruned counts executions abandoned because sleep sets showed them
+	// equivalent to explored ones, or because their only continuations
+	// needed more preemptions than the bound allows.
+	Pruned int
+	// Complete reports that every schedule within the bound was covered,
+	// as opposed to stopping at MaxExecutions.
+	Complete bool
+	// MaxPreemptions is the bound used (Unbounded for none).
+	MaxPreemptions int
+	// Failure is the first failure found, or nil.
+	Failure *Failure
+}
+
+// access is a pending operation: what a thread will do at its next step.
+type access struct {
+	op   Op
+	addr unsafe.Pointer
+	join *thread // for OpJoin
+}
+
+// independent reports whether two steps of different threads commute and
+// neither enables nor disables the other, so that only one of their two
+// orders needs exploring.
+func independent(a, b access) bool {
+	switch {
+	case a.op == OpStart || a.op == OpGo || a.op == OpSpin || a.op == OpJoin,
+		b.op == OpStart || b.op == OpGo || b.op == OpSpin || b.op == OpJoin:
+		// They touch no shared state. A join is enabled only once its
+		// target is done, and then nothing can disable it.
+		return true
+	case a.addr != b.addr:
+		return true
+	default:
+		return a.op == OpLoad && b.op == OpLoad
+	}
+}
+
+// node is one decision of the depth-first search: which thread took the step
+// at this depth of the current execution, and what remains to explore here.
+type node struct {
+	enabled  uint64 // threads that could step
+	sleep    uint64 // threads whose step here is known redundant
+	explored uint64 // choices whose subtrees are done
+	chosen   int
+	prev     int  // the thread that took the step before, or -1
+	free     bool // switching away from prev costs no preemption
+	preempts int  // preemptions used before this decision
+	ops      [MaxThreads]access
+}
+
+func (n *node) cost(c int) int {
+	if c == n.prev || n.free {
+		return 0
+	}
+	return 1
+}
+
+type thread struct {
+	id      int
+	wake    chan struct{}
+	pending access
+	done    bool
+	steps   int
+	spinAt  int64 // execution step count when the pending spin was announced
+	spawned bool  // the last step started a thread: the next switch is free
+	goexit  bool  // the thread ended the execution and is leaving
+}
+
+// execution is the state of one run of the model.
+type execution struct {
+	ex      *explorer
+	threads []*thread
+	cur     *thread
+	depth   int
+	steps   int64
+	preempt int
+	mutexes map[unsafe.Pointer]*thread
+	notes   map[unsafe.Pointer]int // pending wakeups
+	over    chan struct{}
+	outcome outcome
+	failure *Failure
+	abort   atomic.Bool // set by the driver once the execution is over
+	exited  sync.WaitGroup
+	trace   *[]Event // non-nil when tracing
+	names   *names   // short names of addresses and pointer values in the trace
+}
+
+type outcome int
+
+const (
+	running outcome = iota
+	finished
+	pruned
+	failed
+)
+
+type explorer struct {
+	cfg    Config
+	stack  []node
+	replay []int
+}
+
+var (
+	runMu   sync.Mutex // one exploration at a time in a process
+	active  atomic.Bool
+	current *execution // valid while active; touched only by the running thread
+)
+
+// Active reports whether an exploration is running. The xsync explorer
+// build checks it on every operation: outside a model its operations are
+// plain atomics.
+func Active() bool { return active.Load() }
+
+// Run explores model and returns what it found. It fails only on a bad
+// configuration; a failure of the model is in Result.Failure.
+func Run(cfg Config, model func()) (Result, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return Result{}, err
+	}
+	runMu.Lock()
+	defer runMu.Unlock()
+	ex := &explorer{cfg: cfg}
+	res := Result{MaxPreemptions: cfg.MaxPreemptions}
+	if cfg.Replay != "" {
+		if ex.replay, err = parseSchedule(cfg.Replay); err != nil {
+			return res, err
+		}
+		e := ex.run(model, true)
+		res.Executions = 1
+		res.Complete = true
+		if e.outcome == failed {
+			res.Failure = e.failure
+		} else if e.outcome == pruned {
+			return res, fmt.Errorf("explore: the replayed schedule %q does not fit this model", cfg.Replay)
+		}
+		return res, nil
+	}
+	for {
+		e := ex.run(model, false)
+		switch e.outcome {
+		case failed:
+			res.Executions++
+			res.Failure = ex.explain(model, e)
+			return res, nil
+		case pruned:
+			res.Pruned++
+		default:
+			res.Executions++
+		}
+		if !ex.backtrack() {
+			res.Complete = true
+			return res, nil
+		}
+		if res.Executions+res.Pruned >= cfg.MaxExecutions {
+			return res, nil
+		}
+	}
+}
+
+// explain replays a failed execution with tracing on, for the report.
+func (ex *explorer) explain(model func(), e *execution) *Failure {
+	f := e.failure
+	sched := make([]int, e.depth)
+	for i := range sched {
+		sched[i] = ex.stack[i].chosen
+	}
+	f.Schedule = formatSchedule(sched)
+	f.Preemptions = e.preempt
+	rx := &explorer{cfg: ex.cfg, replay: sched}
+	re := rx.run(model, true)
+	if re.outcome != failed || re.failure.Kind != f.Kind {
+		f.Message += "\n(the traced replay of this schedule did not fail the same way: the model is not deterministic)"
+		return f
+	}
+	f.Trace = re.failure.Trace
+	return f
+}
+
+// run runs the model once, following the stack where it reaches and
+// extending it with default choices beyond.
+func (ex *explorer) run(model func(), tracing bool) *execution {
+	e := &execution{
+		ex:      ex,
+		mutexes: map[unsafe.Pointer]*thread{},
+		notes:   map[unsafe.Pointer]int{},
+		over:    make(chan struct{}),
+	}
+	if tracing {
+		e.trace = new([]Event)
+		e.names = &names{}
+	}
+	current = e
+	active.Store(true)
+	e.spawn(model)
+	if next := e.dispatch(nil); next != nil {
+		next.wake <- struct{}{}
+	}
+	<-e.over
+	// Every thread but the one that ended the execution waits on its wake
+	// channel: wake them to leave.
+	e.abort.Store(true)
+	for _, t := range e.threads {
+		select {
+		case t.wake <- struct{}{}:
+		default:
+		}
+	}
+	e.exited.Wait()
+	active.Store(false)
+	current = nil
+	if e.failure != nil && e.trace != nil {
+		e.failure.Trace = *e.trace
+	}
+	return e
+}
+
+// spawn creates a thread that will run fn from its first step.
+func (e *execution) spawn(fn func()) *thread {
+	if len(e.threads) == MaxThreads {
+		panic(fmt.Sprintf("explore: a model may start at most %d threads", MaxThreads))
+	}
+	t := &thread{id: len(e.threads), wake: make(chan struct{}, 1), pending: access{op: OpStart}}
+	e.threads = append(e.threads, t)
+	e.exited.Add(1)
+	go e.body(t, fn)
+	return t
+}
+
+// body runs a thread. Only the running thread touches the execution's
+// state; a thread hands the processor on and then only waits.
+func (e *execution) body(t *thread, fn func()) {
+	defer e.exited.Done()
+	normal := false
+	defer func() {
+		if t.goexit || e.abort.Load() {
+			return // runtime.Goexit: the execution is over
+		}
+		if !normal {
+			e.fail(&Failure{Kind: "panic", Thread: t.id,
+				Message: fmt.Sprintf("thread T%d panicked: %v\n\n%s", t.id, recover(), debug.Stack())})
+			return
+		}
+		t.done = true
+		if next := e.dispatch(t); next != nil {
+			next.wake <- struct{}{}
+		}
+	}()
+	<-t.wake
+	if e.abort.Load() {
+		runtime.Goexit()
+	}
+	e.record(t, 0)
+	fn()
+	normal = true
+}
+
+// point is a scheduling point: the running thread announces a and returns
+// once it may execute it. skip is the number of stack frames between the
+// caller of Point and the code the trace should show.
+func (e *execution) point(a access, skip int) *Event {
+	if e.abort.Load() {
+		runtime.Goexit() // a deferred call of a thread that is leaving
+	}
+	t := e.cur
+	t.pending = a
+	if a.op == OpSpin {
+		t.spinAt = e.steps
+	}
+	switch next := e.dispatch(t); next {
+	case t:
+	case nil:
+		t.goexit = true
+		runtime.Goexit()
+	default:
+		next.wake <- struct{}{}
+		<-t.wake
+		if e.abort.Load() {
+			runtime.Goexit()
+		}
+	}
+	return e.record(t, skip+3)
+}
+
+// record accounts for the step t is about to take and applies the
+// operation's effect on the explorer's own state (mutexes, notes).
+func (e *execution) record(t *thread, skip int) *Event {
+	e.steps++
+	t.steps++
+	t.spawned = t.pending.op == OpGo
+	if t.steps > e.ex.cfg.MaxSteps {
+		e.fail(&Failure{Kind: "livelock", Thread: t.id,
+			Message: fmt.Sprintf("thread T%d took more than %d steps in one execution without finishing (a spin loop whose condition never changes?)", t.id, e.ex.cfg.MaxSteps)})
+		t.goexit = true
+		runtime.Goexit()
+	}
+	a := t.pending
+	switch a.op {
+	case OpLock:
+		e.mutexes[a.addr] = t
+	case OpUnlock:
+		if e.mutexes[a.addr] != t {
+			panic("xsync: Mutex.Unlock of a mutex this thread does not hold")
+		}
+		delete(e.mutexes, a.addr)
+	case OpSleep:
+		e.notes[a.addr]--
+	case OpWakeup:
+		if e.notes[a.addr] > 0 {
+			panic("xsync: Note.Wakeup: a wakeup is already pending (one-shot note woken twice)")
+		}
+		e.notes[a.addr]++
+	}
+	if e.trace == nil {
+		return nil
+	}
+	ev := Event{Step: len(*e.trace) + 1, Thread: t.id, Op: a.op, Addr: a.addr, Preempted: -1, names: e.names}
+	if skip > 0 {
+		if _, file, line, ok := runtime.Caller(skip); ok {
+			ev.File, ev.Line = file, line
+		}
+	}
+	*e.trace = append(*e.trace, ev)
+	return &(*e.trace)[len(*e.trace)-1]
+}
+
+// fail ends the execution with a failure. The caller must not touch the
+// execution afterwards.
+func (e *execution) fail(f *Failure) {
+	if e.outcome != running {
+		return
+	}
+	e.failure = f
+	e.end(failed)
+}
+
+func (e *execution) end(o outcome) {
+	e.outcome = o
+	close(e.over)
+}
+
+func (e *execution) enabled(t *thread) bool {
+	if t.done {
+		return false
+	}
+	switch a := t.pending; a.op {
+	case OpLock:
+		return e.mutexes[a.addr] == nil
+	case OpSleep:
+		return e.notes[a.addr] > 0
+	case OpJoin:
+		return a.join.done
+	}
+	return true
+}
+
+// dispatch makes the decision after prev's announcement (prev is nil for the
+// first step) and returns the thread to take the next step, or nil when the
+// execution is over. The caller wakes that thread unless it is prev.
+func (e *execution) dispatch(prev *thread) *thread {
+	var enabled, spinning uint64
+	live := false
+	for _, t := range e.threads {
+		if t.done {
+			continue
+		}
+		live = true
+		if e.enabled(t) {
+			enabled |= 1 << t.id
+			if t.pending.op == OpSpin && t.spinAt == e.steps {
+				spinning |= 1 << t.id
+			}
+		}
+	}
+	if !live {
+		e.end(finished)
+		return nil
+	}
+	if enabled == 0 {
+		e.fail(e.deadlock())
+		return nil
+	}
+	// A thread that has just said it waits for others does not run
+	// again before one of them has taken a step, unless none can.
+	if enabled&^spinning != 0 {
+		enabled &^= spinning
+	}
+	prevID := -1
+	free := true
+	if prev != nil {
+		prevID = prev.id
+		free = enabled&(1<<prev.id) == 0 || prev.spawned
+	}
+	ex := e.ex
+	d := e.depth
+	e.depth++
+	var n *node
+	switch {
+	case ex.replay != nil:
+		if d >= len(ex.replay) || enabled&(1<<ex.replay[d]) == 0 {
+			e.fail(&Failure{Kind: "replay", Thread: -1,
+				Message: fmt.Sprintf("the replayed schedule does not fit this model at decision %d (threads able to step: %s)", d, maskString(enabled))})
+			return nil
+		}
+		return e.hand(prev, e.threads[ex.replay[d]], free)
+	case d < len(ex.stack):
+		n = &ex.stack[d]
+		if n.enabled != enabled || n.prev != prevID {
+			e.fail(&Failure{Kind: "nondeterminism", Thread: -1,
+				Message: fmt.Sprintf("replaying decision %d found threads %s able to step after T%d, where the first run found %s after T%d: the model is not deterministic (maps, time, randomness, or goroutines outside the explorer?)",
+					d, maskString(enabled), prevID, maskString(n.enabled), n.prev)})
+			return nil
+		}
+	default:
+		ex.stack = append(ex.stack, node{enabled: enabled, prev: prevID, free: free, preempts: e.preempt})
+		n = &ex.stack[d]
+		for _, t := range e.threads {
+			n.ops[t.id] = t.pending
+		}
+		if d > 0 && !ex.cfg.NoReduction {
+			p := &ex.stack[d-1]
+			pa := p.ops[p.chosen]
+			for s := (p.sleep | p.explored) &^ (1 << p.chosen); s != 0; s &= s - 1 {
+				i := lowest(s)
+				if independent(p.ops[i], pa) {
+					n.sleep |= 1 << i
+				}
+			}
+		}
+		c := n.pick(ex.cfg.MaxPreemptions)
+		if c < 0 {
+			ex.stack = ex.stack[:d]
+			e.end(pruned)
+			return nil
+		}
+		n.chosen = c
+	}
+	e.preempt += n.cost(n.chosen)
+	return e.hand(prev, e.threads[n.chosen], free)
+}
+
+// pick returns the first choice to explore at a new node: the previous
+// thread if it can go on, else the lowest thread within the bound, or -1.
+func (n *node) pick(bound int) int {
+	cands := n.enabled &^ n.sleep
+	if n.prev >= 0 && cands&(1<<n.prev) != 0 {
+		return n.prev
+	}
+	for ; cands != 0; cands &= cands - 1 {
+		c := lowest(cands)
+		if bound < 0 || n.preempts+n.cost(c) <= bound {
+			return c
+		}
+	}
+	return -1
+}
+
+// hand makes next the running thread.
+func (e *execution) hand(prev, next *thread, free bool) *thread {
+	if e.trace != nil && prev != nil && next != prev && !free && len(*e.trace) > 0 {
+		(*e.trace)[len(*e.trace)-1].Preempted = next.id
+	}
+	e.cur = next
+	return next
+}
+
+// backtrack moves the search to the next unexplored choice, deepest first.
+func (ex *explorer) backtrack() bool {
+	for len(ex.stack) > 0 {
+		n := &ex.stack[len(ex.stack)-1]
+		n.explored |= 1 << n.chosen
+		for cands := n.enabled &^ n.sleep &^ n.explored; cands != 0; cands &= cands - 1 {
+			c := lowest(cands)
+			if ex.cfg.MaxPreemptions < 0 || n.preempts+n.cost(c) <= ex.cfg.MaxPreemptions {
+				n.chosen = c
+				return true
+			}
+		}
+		ex.stack = ex.stack[:len(ex.stack)-1]
+	}
+	return false
+}
+
+func (e *execution) deadlock() *Failure {
+	msg := "every live thread is blocked:"
+	for _, t := range e.threads {
+		if t.done {
+			continue
+		}
+		switch a := t.pending; a.op {
+		case OpLock:
+			msg += fmt.Sprintf("\n  T%d waits in Mutex.Lock for %p, held by T%d", t.id, a.addr, e.mutexes[a.addr].id)
+		case OpSleep:
+			msg += fmt.Sprintf("\n  T%d sleeps on note %p and no wakeup is pending (a lost wakeup?)", t.id, a.addr)
+		case OpJoin:
+			msg += fmt.Sprintf("\n  T%d waits for T%d to finish", t.id, a.join.id)
+		}
+	}
+	return &Failure{Kind: "deadlock", Thread: -1, Message: msg}
+}
+
+func lowest(m uint64) int {
+	for i := range 64 {
+		if m&(1<<i) != 0 {
+			return i
+		}
+	}
+	return -1
+}
+
+func maskString(m uint64) string {
+	s := "{"
+	for ; m != 0; m &= m - 1 {
+		if len(s) > 1 {
+			s += " "
+		}
+		s += "T" + strconv.Itoa(lowest(m))
+	}
+	return s + "}"
+}

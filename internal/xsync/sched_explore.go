@@ -1,0 +1,91 @@
+//go:build vsched_explore
+
+package xsync
+
+import (
+	"runtime"
+	"sync"
+	"unsafe"
+
+	"github.com/vsched/vsched/internal/explorer"
+)
+
+// Mutex is a mutual exclusion lock; the zero value is unlocked. In a model
+// the explorer keeps its state: Lock is a scheduling point that can run only
+// while the mutex is free, and every thread blocked in Lock is how the
+// explorer sees a deadlock.
+type Mutex struct{ mu sync.Mutex }
+
+// Lock locks m, blocking until it is available.
+func (m *Mutex) Lock() {
+	if !explorer.Active() {
+		m.mu.Lock()
+		return
+	}
+	explorer.Point(explorer.OpLock, unsafe.Pointer(m), skip)
+}
+
+// Unlock unlocks m. It is a run-time error if m is not locked.
+func (m *Mutex) Unlock() {
+	if !explorer.Active() {
+		m.mu.Unlock()
+		return
+	}
+	explorer.Point(explorer.OpUnlock, unsafe.Pointer(m), skip)
+}
+
+// Note is a one-shot park/unpark signal; see the default build for the
+// contract. In a model Sleep can run only while a wakeup is pending, so a
+// thread asleep with no wakeup coming is reported as a deadlock: a lost
+// wakeup.
+type Note struct {
+	once sync.Once
+	ch   chan struct{}
+}
+
+func (n *Note) init() { n.once.Do(func() { n.ch = make(chan struct{}, 1) }) }
+
+// Sleep blocks until Wakeup has been called, then consumes that Wakeup.
+func (n *Note) Sleep() {
+	if !explorer.Active() {
+		n.init()
+		<-n.ch
+		return
+	}
+	explorer.Point(explorer.OpSleep, unsafe.Pointer(n), skip)
+}
+
+// Wakeup makes the current or the next Sleep return. It does not block.
+func (n *Note) Wakeup() {
+	if !explorer.Active() {
+		n.init()
+		select {
+		case n.ch <- struct{}{}:
+		default:
+			panic("xsync: Note.Wakeup: a wakeup is already pending (one-shot note woken twice)")
+		}
+		return
+	}
+	explorer.Point(explorer.OpWakeup, unsafe.Pointer(n), skip)
+}
+
+// Spin is the hint a goroutine gives while it waits for another to make
+// progress. In a model it is a free switch: the thread does not run again
+// before another thread has taken a step, unless no other can.
+func Spin() {
+	if !explorer.Active() {
+		runtime.Gosched()
+		return
+	}
+	explorer.Point(explorer.OpSpin, nil, skip)
+}
+
+// Go starts fn on a new goroutine; in a model, as a new thread of the
+// explorer.
+func Go(fn func()) {
+	if !explorer.Active() {
+		go fn()
+		return
+	}
+	explorer.Go(fn, skip)
+}
