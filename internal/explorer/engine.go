@@ -157,6 +157,17 @@ type node struct {
 	ops      [MaxThreads]access
 }
 
+// sameOps reports whether the threads announce the operations they did
+// when the node was made. Addresses differ from run to run; kinds do not.
+func (n *node) sameOps(threads []*thread) bool {
+	for _, t := range threads {
+		if n.ops[t.id].op != t.pending.op {
+			return false
+		}
+	}
+	return true
+}
+
 func (n *node) cost(c int) int {
 	if c == n.prev || n.free {
 		return 0
@@ -238,10 +249,12 @@ func Run(cfg Config, model func()) (Result, error) {
 		e := ex.run(model, true)
 		res.Executions = 1
 		res.Complete = true
-		if e.outcome == failed {
+		switch {
+		case e.outcome == failed && e.failure.Kind == "replay":
+			return res, fmt.Errorf("explore: VSCHED_REPLAY=%s: %s", cfg.Replay, e.failure.Message)
+		case e.outcome == failed:
 			res.Failure = e.failure
-		} else if e.outcome == pruned {
-			return res, fmt.Errorf("explore: the replayed schedule %q does not fit this model", cfg.Replay)
+			res.Failure.Schedule = cfg.Replay
 		}
 		return res, nil
 	}
@@ -347,7 +360,7 @@ func (e *execution) body(t *thread, fn func()) {
 		}
 		if !normal {
 			e.fail(&Failure{Kind: "panic", Thread: t.id,
-				Message: fmt.Sprintf("thread T%d panicked: %v\n\n%s", t.id, recover(), debug.Stack())})
+				Message: fmt.Sprintf("thread T%d panicked: %v", t.id, recover()), Stack: string(debug.Stack())})
 			return
 		}
 		t.done = true
@@ -514,7 +527,7 @@ func (e *execution) dispatch(prev *thread) *thread {
 		return e.hand(prev, e.threads[ex.replay[d]], free)
 	case d < len(ex.stack):
 		n = &ex.stack[d]
-		if n.enabled != enabled || n.prev != prevID {
+		if n.enabled != enabled || n.prev != prevID || !n.sameOps(e.threads) {
 			e.fail(&Failure{Kind: "nondeterminism", Thread: -1,
 				Message: fmt.Sprintf("replaying decision %d found threads %s able to step after T%d, where the first run found %s after T%d: the model is not deterministic (maps, time, randomness, or goroutines outside the explorer?)",
 					d, maskString(enabled), prevID, maskString(n.enabled), n.prev)})

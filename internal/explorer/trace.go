@@ -123,6 +123,8 @@ type Failure struct {
 	// to no single thread.
 	Thread  int
 	Message string
+	// Stack is the panicking goroutine's stack, for a panic.
+	Stack string
 	// Schedule replays the execution: set VSCHED_REPLAY to it.
 	Schedule    string
 	Preemptions int
@@ -138,6 +140,9 @@ func (f *Failure) Error() string {
 	}
 	if len(f.Trace) > 0 {
 		b.WriteString(f.TraceString())
+	}
+	if f.Stack != "" {
+		fmt.Fprintf(&b, "stack of the panic:\n%s", f.Stack)
 	}
 	return b.String()
 }

@@ -1,0 +1,73 @@
+// Package explore checks concurrent code by running it under every schedule
+// of its synchronizing steps, up to a bound: a model checker for Go in the
+// spirit of tokio's loom, over the real code of vsched.
+//
+// It works only in the explorer build (go test -tags vsched_explore). There,
+// every operation of vsched's internal/xsync (the atomics, the mutex, the
+// park note, the spin hint and starting a goroutine) is a scheduling point:
+// the explorer runs one thread at a time and chooses, at each point, which
+// thread takes the next step. runq.Size is 4 in that build, so that overflow
+// and wraparound take a few steps. The default build is untouched.
+//
+// A test hands [Check] a model: a function that sets up state, starts
+// threads with [Go], joins them and asserts what must hold at the end. The
+// explorer runs the model again and again, depth-first over the choices,
+// until every schedule within the preemption bound has run:
+//
+//	func TestCounter(t *testing.T) {
+//		explore.Check(t, func() {
+//			var n xsync.Int32
+//			th := explore.Go(func() { n.Add(1) })
+//			n.Add(1)
+//			th.Join()
+//			explore.Assertf(n.Load() == 2, "count %d", n.Load())
+//		})
+//	}
+//
+// # What it finds
+//
+//   - a failed assertion or a panic in any thread;
+//   - a deadlock: every thread that has not finished is blocked in
+//     Mutex.Lock, in Note.Sleep with no wakeup pending, or in Join. A lost
+//     wakeup shows up this way;
+//   - a livelock: a thread that takes more than Config.MaxSteps steps in one
+//     execution. Spin loops must call xsync.Spin, which lets the others run;
+//   - a model that is not deterministic (it reads the clock, iterates a map,
+//     or talks to goroutines the explorer does not control): replaying a
+//     prefix of choices leads somewhere else.
+//
+// Each failure comes with a schedule string; VSCHED_REPLAY=<string> re-runs
+// exactly that execution (use -run to select the test), and the report
+// traces every step: the thread, the operation, the address it touched, the
+// values it read and wrote, and the source line.
+//
+// # The search
+//
+// A step is a thread executing the operation it announced and then its own
+// code up to its next scheduling point. The explorer keeps running the
+// current thread while it can; switching away from a thread that could go on
+// is a preemption. Switching is free when the thread blocks, finishes, spins,
+// or has just started a thread. At most Config.MaxPreemptions preemptions
+// happen per execution (default 2; VSCHED_MAX_PREEMPTIONS overrides it and 0
+// there means unbounded), which finds most bugs at a small fraction of the
+// cost of every interleaving (the experience of CHESS and loom).
+//
+// Sleep sets prune executions that differ from an explored one only in the
+// order of two independent steps: different addresses, or two loads.
+// Combined with the preemption bound they may skip an execution whose only
+// equivalent within the bound was pruned; Config.NoReduction turns them off.
+//
+// # Memory model
+//
+// The explorer is sequentially consistent: a load sees the latest store.
+// That is exact for the default build, whose atomics are sync/atomic and
+// sequentially consistent on every platform. The acquire and release names
+// in xsync document intent; the explorer does not check that weaker orders
+// would suffice, and it does not see data races on plain memory (go test
+// -race does).
+//
+// Only one exploration runs at a time in a process, and while it runs, every
+// call of xsync is taken to come from the running thread: do not mark
+// explorer tests parallel, and do not let goroutines outside the model use
+// vsched's data structures meanwhile.
+package explore

@@ -1,0 +1,299 @@
+//go:build vsched_explore
+
+package explore_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/vsched/vsched/explore"
+	"github.com/vsched/vsched/internal/xsync"
+)
+
+// The litmus tests check the explorer itself: tokio once shipped queue bugs
+// because its model checker had one. Each known-bad model must be reported
+// with the right kind of failure, and each correct one must pass.
+
+// mustFail explores model and returns its failure, failing t unless there is
+// one of the given kind.
+func mustFail(t *testing.T, cfg explore.Config, kind string, model func()) *explore.Failure {
+	t.Helper()
+	res, err := explore.Run(cfg, model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Failure == nil {
+		t.Fatalf("the explorer found no failure in %s; want a %s", explore.Summary(res), kind)
+	}
+	if res.Failure.Kind != kind {
+		t.Fatalf("the explorer reported a %s, want a %s:\n%v", res.Failure.Kind, kind, res.Failure)
+	}
+	t.Logf("found as expected after %d executions:\n%v", res.Executions, res.Failure)
+	return res.Failure
+}
+
+// lostUpdate increments a counter from two threads with a load and a store,
+// which is not atomic.
+func lostUpdate() {
+	var n xsync.Int32
+	inc := func() { n.Store(n.Load() + 1) }
+	th := explore.Go(inc)
+	inc()
+	th.Join()
+	explore.Assertf(n.Load() == 2, "counter is %d after two increments", n.Load())
+}
+
+func TestLitmusLostUpdateIsFound(t *testing.T) {
+	f := mustFail(t, explore.Config{}, "panic", lostUpdate)
+	if !strings.Contains(f.Message, "counter is 1 after two increments") {
+		t.Fatalf("the failure does not name the lost update:\n%v", f)
+	}
+	// The trace shows both threads' loads and stores with their values.
+	report := f.Error()
+	for _, want := range []string{"VSCHED_REPLAY=", "T0 Load", "T1 Load", "T1 Store", "→ 0", "0 ⇒ 1", "litmus_test.go", "n.Store(n.Load() + 1)"} {
+		if !strings.Contains(report, want) {
+			t.Fatalf("the report lacks %q:\n%s", want, report)
+		}
+	}
+}
+
+func TestLitmusReplayRunsExactlyTheReportedExecution(t *testing.T) {
+	f := mustFail(t, explore.Config{}, "panic", lostUpdate)
+	res, err := explore.Run(explore.Config{Replay: f.Schedule}, lostUpdate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Executions != 1 || res.Failure == nil || res.Failure.Message != f.Message {
+		t.Fatalf("replaying %q: %d executions, failure %v; want the one failure %q", f.Schedule, res.Executions, res.Failure, f.Message)
+	}
+	if len(res.Failure.Trace) != len(f.Trace) {
+		t.Fatalf("the replay took %d steps, the reported execution %d", len(res.Failure.Trace), len(f.Trace))
+	}
+	// A schedule that does not fit the model is an error, not a pass.
+	if _, err := explore.Run(explore.Config{Replay: "0,5"}, lostUpdate); err == nil {
+		t.Fatal("a schedule choosing a thread that does not exist replayed without error")
+	}
+}
+
+func TestLitmusAtomicAddNeverLosesAnUpdate(t *testing.T) {
+	res := explore.Check(t, func() {
+		var n xsync.Int32
+		th := explore.Go(func() { n.Add(1) })
+		n.Add(1)
+		th.Join()
+		explore.Assertf(n.Load() == 2, "counter is %d", n.Load())
+	})
+	if res.Executions < 2 {
+		t.Fatalf("explored %d executions, want both orders of the two adds", res.Executions)
+	}
+}
+
+// storeBuffering is Dekker's pattern: under sequential consistency at least
+// one thread sees the other's store.
+func storeBuffering(seen map[[2]int32]bool) func() {
+	return func() {
+		var x, y xsync.Int32
+		var r1, r2 int32
+		th := explore.Go(func() {
+			y.Store(1)
+			r2 = x.Load()
+		})
+		x.Store(1)
+		r1 = y.Load()
+		th.Join()
+		seen[[2]int32{r1, r2}] = true
+		explore.Assertf(r1 == 1 || r2 == 1, "both threads read 0: not sequentially consistent")
+	}
+}
+
+func TestLitmusStoreBufferingNeverShowsBothZero(t *testing.T) {
+	for _, cfg := range []explore.Config{{}, {NoReduction: true}, {MaxPreemptions: explore.Unbounded}} {
+		seen := map[[2]int32]bool{}
+		res := cfg.Check(t, storeBuffering(seen))
+		// Every outcome sequential consistency allows must show up, or
+		// the explorer is not exploring.
+		for _, want := range [][2]int32{{0, 1}, {1, 0}, {1, 1}} {
+			if !seen[want] {
+				t.Fatalf("%+v: outcome r1=%d r2=%d never explored (%s); seen %v", cfg, want[0], want[1], explore.Summary(res), seen)
+			}
+		}
+	}
+}
+
+func TestLitmusMutexProtectedCounterIsExact(t *testing.T) {
+	const threads, incs = 3, 2
+	explore.Check(t, func() {
+		var mu xsync.Mutex
+		n := 0 // plain memory, guarded by mu
+		inc := func() {
+			for range incs {
+				mu.Lock()
+				n++
+				mu.Unlock()
+			}
+		}
+		var ths []*explore.Thread
+		for range threads - 1 {
+			ths = append(ths, explore.Go(inc))
+		}
+		inc()
+		for _, th := range ths {
+			th.Join()
+		}
+		explore.Assertf(n == threads*incs, "counter %d, want %d", n, threads*incs)
+	})
+}
+
+func TestLitmusCounterWithLoadStoreInsideAndOutsideTheMutexIsFound(t *testing.T) {
+	// One thread takes the lock, the other forgets it: the update is lost.
+	mustFail(t, explore.Config{}, "panic", func() {
+		var mu xsync.Mutex
+		var n xsync.Int32
+		th := explore.Go(func() { n.Store(n.Load() + 1) })
+		mu.Lock()
+		n.Store(n.Load() + 1)
+		mu.Unlock()
+		th.Join()
+		explore.Assertf(n.Load() == 2, "counter is %d", n.Load())
+	})
+}
+
+// checkThenPark is the waiting protocol of an idle worker: the sleeper
+// parks unless work is there, the waker publishes work and wakes a
+// registered sleeper. Without the recheck after registering, a wakeup is
+// lost.
+func checkThenPark(recheck bool) func() {
+	return func() {
+		var work, waiting xsync.Int32
+		var note xsync.Note
+		waker := explore.Go(func() {
+			work.Store(1)
+			if waiting.Load() == 1 {
+				note.Wakeup()
+			}
+		})
+		if recheck {
+			waiting.Store(1)
+			if work.Load() == 0 {
+				note.Sleep()
+			}
+		} else if work.Load() == 0 {
+			waiting.Store(1)
+			note.Sleep()
+		}
+		waker.Join()
+	}
+}
+
+func TestLitmusCheckThenParkWithoutRecheckIsADeadlock(t *testing.T) {
+	f := mustFail(t, explore.Config{}, "deadlock", checkThenPark(false))
+	if !strings.Contains(f.Message, "sleeps on note") {
+		t.Fatalf("the deadlock report does not name the sleeping thread:\n%v", f)
+	}
+}
+
+func TestLitmusCheckThenParkWithRecheckNeverLosesTheWakeup(t *testing.T) {
+	explore.Check(t, checkThenPark(true))
+}
+
+func TestLitmusSpinOnAFlagNobodySetsIsALivelock(t *testing.T) {
+	mustFail(t, explore.Config{MaxSteps: 200}, "livelock", func() {
+		var flag xsync.Int32
+		th := explore.Go(func() {
+			for flag.Load() == 0 {
+				xsync.Spin()
+			}
+		})
+		th.Join()
+	})
+}
+
+func TestLitmusSpinUntilAnotherThreadSetsTheFlagTerminates(t *testing.T) {
+	explore.Check(t, func() {
+		var flag xsync.Int32
+		th := explore.Go(func() {
+			for flag.Load() == 0 {
+				xsync.Spin()
+			}
+		})
+		flag.Store(1)
+		th.Join()
+	})
+}
+
+func TestLitmusPanicInAThreadIsReported(t *testing.T) {
+	f := mustFail(t, explore.Config{}, "panic", func() {
+		var x xsync.Int32
+		th := explore.Go(func() {
+			if x.Load() == 1 {
+				panic("thread saw the store")
+			}
+		})
+		x.Store(1)
+		th.Join()
+	})
+	if f.Thread != 1 || !strings.Contains(f.Message, "thread saw the store") {
+		t.Fatalf("want T1's panic, got:\n%v", f)
+	}
+}
+
+func TestLitmusNondeterministicModelIsReported(t *testing.T) {
+	runs := 0
+	mustFail(t, explore.Config{}, "nondeterminism", func() {
+		runs++
+		var x xsync.Int32
+		th := explore.Go(func() { x.Store(1) })
+		if runs > 1 {
+			// A second thread appears only in later runs.
+			explore.Go(func() { x.Store(2) }).Join()
+		}
+		x.Load()
+		th.Join()
+	})
+}
+
+// TestLitmusPreemptionBoundIsRespected needs three preemptions to fail: T0
+// must see T1's first store and then its second before the third, so the
+// threads alternate three times while T1 still has work left. A bound of 2
+// must pass it, and a bound of 3 must find it.
+func TestLitmusPreemptionBoundIsRespected(t *testing.T) {
+	model := func() {
+		var a xsync.Int32
+		th := explore.Go(func() {
+			a.Store(1)
+			a.Store(2)
+			a.Store(3)
+		})
+		first := a.Load()
+		second := a.Load()
+		th.Join()
+		explore.Assertf(first != 1 || second != 2, "saw both stores one at a time")
+	}
+	if res := (explore.Config{MaxPreemptions: 2}).Check(t, model); !res.Complete {
+		t.Fatalf("bound 2 did not complete: %s", explore.Summary(res))
+	}
+	f := mustFail(t, explore.Config{MaxPreemptions: 3}, "panic", model)
+	if f.Preemptions != 3 {
+		t.Fatalf("the failing schedule has %d preemptions, want 3", f.Preemptions)
+	}
+	mustFail(t, explore.Config{MaxPreemptions: explore.Unbounded}, "panic", model)
+}
+
+func TestLitmusSleepSetsPruneIndependentOrders(t *testing.T) {
+	// Three threads each touch their own address: every order is
+	// equivalent, and sleep sets should explore far fewer of them.
+	model := func() {
+		var a, b, c xsync.Int32
+		t1 := explore.Go(func() { a.Store(1); a.Store(2) })
+		t2 := explore.Go(func() { b.Store(1); b.Store(2) })
+		c.Store(1)
+		c.Store(2)
+		t1.Join()
+		t2.Join()
+	}
+	full := explore.Config{NoReduction: true, MaxPreemptions: explore.Unbounded}.Check(t, model)
+	reduced := explore.Config{MaxPreemptions: explore.Unbounded}.Check(t, model)
+	if reduced.Executions*4 > full.Executions {
+		t.Fatalf("sleep sets explored %d executions of %d; want a reduction of at least 4x", reduced.Executions, full.Executions)
+	}
+}
