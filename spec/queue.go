@@ -103,9 +103,19 @@ func StealAmount(observed int) int { return observed - observed/2 }
 // as observed). Since the ring never holds more than Cap items, a legal
 // observation never steals more than Cap/2; a torn read of head and tail,
 // which could suggest more, is one the code must retry.
+//
+// A grab without stealRunNext that observed an empty ring commits when it
+// reads the tail: it read head first and head never passes tail, so the
+// ring was empty at that moment. Grab(0, false) on a non-empty ring is
+// therefore a violation. With stealRunNext it is not: the thief reads
+// runnext after the tail, and the owner may meanwhile append to the ring and
+// take runnext, so a grab can find nothing in a queue that never was empty.
 func (q *Queue[T]) Grab(observed int, stealRunNext bool) ([]T, error) {
 	if observed < 0 || observed > len(q.ring) {
 		return nil, violation("steal amount", "observed length %d is impossible for a ring of %d items", observed, len(q.ring))
+	}
+	if observed == 0 && !stealRunNext && len(q.ring) > 0 {
+		return nil, violation("steal amount", "a grab without stealRunNext took nothing from a ring of %d items; it commits when it reads the tail, and the ring was empty then", len(q.ring))
 	}
 	n := StealAmount(observed)
 	if n == 0 {
@@ -124,13 +134,15 @@ func (q *Queue[T]) Grab(observed int, stealRunNext bool) ([]T, error) {
 // GrabOutcomes returns every result a concurrent Grab could legally return in
 // the current state, one per possible observed length, without changing q:
 // for each observed length 1..RingLen() the oldest StealAmount(observed) ring
-// items, plus, for observed length 0, runnext
-// alone (if stealRunNext and runnext is set) or nothing.
+// items, plus, for observed length 0, runnext alone (if stealRunNext and
+// runnext is set) or nothing (if stealRunNext or the ring is empty; see
+// Grab).
 func (q *Queue[T]) GrabOutcomes(stealRunNext bool) [][]T {
 	var outs [][]T
-	if stealRunNext && q.hasNext {
+	switch {
+	case stealRunNext && q.hasNext:
 		outs = append(outs, []T{q.next})
-	} else {
+	case stealRunNext || len(q.ring) == 0:
 		outs = append(outs, nil)
 	}
 	for observed := 1; observed <= len(q.ring); observed++ {

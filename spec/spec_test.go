@@ -161,7 +161,7 @@ func TestSpecDrainReturnsRunNextThenRing(t *testing.T) {
 
 func TestSpecGrabTakesCeilHalfOfObservedLength(t *testing.T) {
 	for l := 0; l <= capacity; l++ {
-		for observed := 0; observed <= l; observed++ {
+		for observed := min(1, l); observed <= l; observed++ {
 			q := newQueue(seq(0, l))
 			q.Put(99, true)
 			got, err := q.Grab(observed, false)
@@ -248,6 +248,12 @@ func TestSpecGrabOutcomesAreTheDistinctResultsOfGrab(t *testing.T) {
 				var results [][]int
 				for observed := 0; observed <= l; observed++ {
 					got, err := q.Clone().Grab(observed, srn)
+					if observed == 0 && !srn && l > 0 {
+						if err == nil {
+							t.Fatalf("%s: Grab(0) without stealRunNext from a non-empty ring = %v, want a violation", name, got)
+						}
+						continue
+					}
 					if err != nil {
 						t.Fatalf("%s: Grab(%d): %v", name, observed, err)
 					}
@@ -500,5 +506,18 @@ func TestSpecChecksPassAndReportTheirInvariant(t *testing.T) {
 			}
 			wantViolation(t, c.bad, c.invariant)
 		})
+	}
+}
+
+func TestSpecGrabWithoutRunNextTakingNothingNeedsAnEmptyRing(t *testing.T) {
+	q := newQueue(seq(0, 1))
+	if got, err := q.Grab(0, false); err == nil {
+		t.Fatalf("Grab(0, false) on a ring of 1 = %v, want a violation: such a grab commits when the ring is empty", got)
+	}
+	if got, err := q.Grab(0, true); err != nil || got != nil {
+		t.Fatalf("Grab(0, true) with no runnext = %v, %v; want nothing: the ring may have filled after the tail read", got, err)
+	}
+	if q.RingLen() != 1 {
+		t.Fatalf("a Grab that took nothing changed the ring: %v", q.Ring())
 	}
 }
