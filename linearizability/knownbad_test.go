@@ -1,0 +1,186 @@
+package linearizability
+
+import (
+	"errors"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/vsched/vsched/internal/mutant"
+)
+
+// byStress is this package's verifier: the QueueMode stress test, in the
+// explorer build, whose 4-slot ring makes overflow, slot reuse and torn
+// reads of head and tail frequent. It must print porcupine's verdict and the
+// visualization's path.
+var byStress = mutant.Verifier{
+	Name: "linearizability", Pkg: "./linearizability", Run: "^TestQueueHistoriesAreLinearizable$",
+	Tags:      "vsched_explore",
+	Env:       []string{EnvDuration + "=20s"},
+	MustPrint: []string{"--- FAIL: TestQueueHistoriesAreLinearizable", "not linearizable", ".html"},
+}
+
+// knownBad are the seeded bugs of runq that this verifier must report.
+var knownBad = []mutant.Mutant{
+	mutant.GrabLoadStoreNotCas,
+	mutant.TailBeforeSlot,
+	mutant.NoTornReadRetry,
+	mutant.EmptySingleTailRead,
+}
+
+func TestKnownBadQueuesAreReported(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the package once per mutant")
+	}
+	// One mutant at a time: the stress test needs every core to itself
+	// to reach the races quickly.
+	for _, m := range knownBad {
+		t.Run(m.Name, func(t *testing.T) {
+			out := mutant.Report(t, m, byStress)
+			for _, line := range strings.Split(out, "\n") {
+				if strings.Contains(line, ".html") {
+					t.Logf("%s", strings.TrimSpace(line))
+				}
+			}
+		})
+	}
+	t.Run("mutex-queue-steals-newest", func(t *testing.T) {
+		t.Parallel()
+		cfg := Config{Duration: 20 * time.Second, ArtifactDir: t.TempDir()}
+		_, err := stress(cfg, newStealsNewest, 4)
+		var f *Failure
+		switch {
+		case !errors.Is(err, ErrNotLinearizable) || !errors.As(err, &f):
+			t.Fatalf("a queue whose steals take the newest items was not reported: %v", err)
+		case !strings.Contains(err.Error(), "not linearizable") || !strings.HasSuffix(f.HTML, ".html"):
+			t.Fatalf("the report lacks the verdict or the visualization: %v", err)
+		}
+		if _, err := os.Stat(f.HTML); err != nil {
+			t.Fatalf("visualization not written: %v", err)
+		}
+		t.Log(err)
+	})
+}
+
+// stealsNewest is a deliberately non-linearizable queue with runq.Queue's
+// method set: everything happens under a mutex, and it behaves as the
+// specification except that a steal takes the newest half of the ring
+// instead of the oldest.
+type stealsNewest struct {
+	mu   sync.Mutex
+	size int
+	ring []*item
+	next *item
+}
+
+func newStealsNewest() *stealsNewest { return &stealsNewest{size: 4} }
+
+func (q *stealsNewest) Put(g *item, next bool) []*item {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if next {
+		old := q.next
+		q.next = g
+		if old == nil {
+			return nil
+		}
+		g = old
+	}
+	if len(q.ring) < q.size {
+		q.ring = append(q.ring, g)
+		return nil
+	}
+	over := append(append([]*item(nil), q.ring[:q.size/2]...), g)
+	q.ring = append([]*item(nil), q.ring[q.size/2:]...)
+	return over
+}
+
+func (q *stealsNewest) PutBatch(gs []*item) []*item {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	n := min(len(gs), q.size-len(q.ring))
+	q.ring = append(q.ring, gs[:n]...)
+	if n == len(gs) {
+		return nil
+	}
+	return gs[n:]
+}
+
+func (q *stealsNewest) Get() (*item, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if g := q.next; g != nil {
+		q.next = nil
+		return g, true
+	}
+	if len(q.ring) == 0 {
+		return nil, false
+	}
+	g := q.ring[0]
+	q.ring = q.ring[1:]
+	return g, false
+}
+
+func (q *stealsNewest) Drain(dst []*item) []*item {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.next != nil {
+		dst = append(dst, q.next)
+		q.next = nil
+	}
+	dst = append(dst, q.ring...)
+	q.ring = nil
+	return dst
+}
+
+// take is the bug: the newest ceil(L/2) ring items, or runnext.
+func (q *stealsNewest) take(stealRunNext bool) []*item {
+	n := len(q.ring) - len(q.ring)/2
+	if n == 0 {
+		if !stealRunNext || q.next == nil {
+			return nil
+		}
+		g := q.next
+		q.next = nil
+		return []*item{g}
+	}
+	got := append([]*item(nil), q.ring[len(q.ring)-n:]...)
+	q.ring = q.ring[:len(q.ring)-n]
+	return got
+}
+
+func (q *stealsNewest) Grab(batch []*item, stealRunNext bool, pause func()) int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return copy(batch, q.take(stealRunNext))
+}
+
+func (q *stealsNewest) StealInto(dst *stealsNewest, stealRunNext bool, pause func()) *item {
+	q.mu.Lock()
+	got := q.take(stealRunNext)
+	q.mu.Unlock()
+	if len(got) == 0 {
+		return nil
+	}
+	dst.mu.Lock()
+	dst.ring = append(dst.ring, got[:len(got)-1]...)
+	dst.mu.Unlock()
+	return got[len(got)-1]
+}
+
+func (q *stealsNewest) Empty() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.ring) == 0 && q.next == nil
+}
+
+func (q *stealsNewest) Len() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.next != nil {
+		return len(q.ring) + 1
+	}
+	return len(q.ring)
+}
