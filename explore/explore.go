@@ -4,6 +4,8 @@ package explore
 
 import (
 	"fmt"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/vsched/vsched/internal/explorer"
@@ -65,10 +67,19 @@ func (c Config) Check(t testing.TB, model func()) Result {
 	}
 	t.Logf("explored %s", Summary(res))
 	if f := res.Failure; f != nil {
-		t.Fatalf("%s\nto replay: VSCHED_REPLAY='%s' go test -tags vsched_explore -run '^%s$' <this package>",
-			f.Error(), f.Schedule, t.Name())
+		t.Fatalf("%s\nto replay: VSCHED_REPLAY='%s' go test -tags vsched_explore -run '%s' <this package>",
+			f.Error(), f.Schedule, runPattern(t.Name()))
 	}
 	return res
+}
+
+// runPattern is the -run pattern that selects exactly the named test.
+func runPattern(name string) string {
+	parts := strings.Split(name, "/")
+	for i, p := range parts {
+		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
+	}
+	return strings.Join(parts, "/")
 }
 
 // Summary describes a result in one line: the executions, the pruned ones,

@@ -82,13 +82,15 @@ func newCheckFlags(out io.Writer) *checkFlags {
 	f := &checkFlags{fs: flag.NewFlagSet("check", flag.ContinueOnError)}
 	f.fs.SetOutput(out)
 	f.fs.StringVar(&f.fuzztime, "fuzztime", "10s", "fuzz each target for `d`: a duration (10s, 5m) or an iteration count (1000x)")
-	f.fs.StringVar(&f.run, "run", "", "run only the phases whose name matches `regexp` (properties, fuzz seeds, fuzz <Target>)")
+	f.fs.StringVar(&f.run, "run", "", "run only the phases whose name matches `regexp` (properties, fuzz seeds, explore, linearizability, fuzz <Target>)")
 	f.fs.BoolVar(&f.verbose, "v", false, "print each go command and stream go test's output while it runs")
 	f.fs.Usage = func() {
 		fmt.Fprint(out, "usage: vsched check [-fuzztime d] [-run regexp] [-v]\n\n"+
 			"check runs the verification campaign in phases: properties (the property\n"+
-			"tests), fuzz seeds (the committed seed corpora) and fuzz <Target> (a bounded\n"+
-			"fuzzing run per target), then prints a summary. It exits 1 if a phase failed.\n\n")
+			"tests), fuzz seeds (the committed seed corpora), explore (the model checker's\n"+
+			"litmus tests and runq scenarios), linearizability (porcupine on histories from\n"+
+			"real cores) and fuzz <Target> (a bounded fuzzing run per target), then prints\n"+
+			"a summary. It exits 1 if a phase failed.\n\n")
 		f.fs.PrintDefaults()
 	}
 	return f
@@ -202,7 +204,8 @@ func (c *checker) run(ctx context.Context) []result {
 		}
 		return ctx.Err() == nil
 	}
-	if !step("properties", c.properties) || !step("fuzz seeds", c.fuzzSeeds) {
+	if !step("properties", c.properties) || !step("fuzz seeds", c.fuzzSeeds) ||
+		!step("explore", c.explore) || !step("linearizability", c.linearizability) {
 		return results
 	}
 	targets, listing := c.fuzzTargets(ctx)
@@ -247,6 +250,23 @@ func (c *checker) properties(ctx context.Context) result {
 		return result{verdict: skip, summary: "no property-test packages yet"}
 	}
 	return c.testJSON(ctx, append([]string{"test", "-count=1", "-json"}, pkgs...), "no tests")
+}
+
+// explore runs the explorer's litmus tests and the runq scenarios in the
+// explorer build. The seeded bugs are left to the mutation campaign.
+func (c *checker) explore(ctx context.Context) result {
+	if !isDir(filepath.Join(c.root, "explore")) {
+		return result{verdict: skip, summary: "no ./explore package yet"}
+	}
+	return c.testJSON(ctx, []string{"test", "-count=1", "-json", "-tags", "vsched_explore", "-skip", "^TestKnownBad", "./explore"}, "no tests")
+}
+
+// linearizability runs the stress tests whose histories porcupine checks.
+func (c *checker) linearizability(ctx context.Context) result {
+	if !isDir(filepath.Join(c.root, "linearizability")) {
+		return result{verdict: skip, summary: "no ./linearizability package yet"}
+	}
+	return c.testJSON(ctx, []string{"test", "-count=1", "-json", "-skip", "^TestKnownBad", "./linearizability"}, "no tests")
 }
 
 // fuzzSeeds runs every fuzz target on its seed corpus (f.Add and

@@ -9,14 +9,17 @@
 //
 // Commands:
 //
-//	check   run the property tests, the fuzz seed corpora and a bounded
-//	        fuzzing session per fuzz target; print a summary table
+//	check   run the property tests, the fuzz seed corpora, the explorer,
+//	        the linearizability stress tests and a bounded fuzzing session
+//	        per fuzz target; print a summary table
 //
 // The check command runs these phases in order, each a "go test" in the
 // module root:
 //
 //	properties     go test -count=1 -json ./internal/... ./spec/... ./runq/... ./steal/... ./proptest/...
 //	fuzz seeds     go test -count=1 -json -run '^Fuzz' ./fuzz
+//	explore        go test -count=1 -json -tags vsched_explore -skip '^TestKnownBad' ./explore
+//	linearizability  go test -count=1 -json -skip '^TestKnownBad' ./linearizability
 //	fuzz <Target>  go test -run '^$' -fuzz '^<Target>$' -fuzztime <d> ./fuzz
 //
 // The targets of the last phase are those "go test -list '^Fuzz' ./fuzz"

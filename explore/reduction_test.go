@@ -1,0 +1,93 @@
+//go:build vsched_explore
+
+package explore_test
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"testing"
+
+	"pgregory.net/rapid"
+
+	"github.com/vsched/vsched/explore"
+	"github.com/vsched/vsched/internal/xsync"
+)
+
+// instr is one operation of a generated program.
+type instr struct {
+	op   int // 0 load, 1 store, 2 cas, 3 add, 4 lock+load+store+unlock
+	addr int
+	val  int32
+}
+
+// program runs threads of instructions over a few shared cells and returns
+// a model that adds its outcome (every value each thread read, then the
+// final memory) to seen.
+func program(threads [][]instr, seen map[string]bool) func() {
+	return func() {
+		var cells [3]xsync.Int32
+		var mu xsync.Mutex
+		reads := make([][]int32, len(threads))
+		run := func(i int) {
+			for _, in := range threads[i] {
+				c := &cells[in.addr]
+				switch in.op {
+				case 0:
+					reads[i] = append(reads[i], c.Load())
+				case 1:
+					c.Store(in.val)
+				case 2:
+					if c.Cas(0, in.val) {
+						reads[i] = append(reads[i], 1)
+					} else {
+						reads[i] = append(reads[i], 0)
+					}
+				case 3:
+					reads[i] = append(reads[i], c.Add(in.val))
+				case 4:
+					mu.Lock()
+					c.Store(c.Load() + in.val)
+					mu.Unlock()
+				}
+			}
+		}
+		var ths []*explore.Thread
+		for i := 1; i < len(threads); i++ {
+			ths = append(ths, explore.Go(func() { run(i) }))
+		}
+		run(0)
+		for _, th := range ths {
+			th.Join()
+		}
+		seen[fmt.Sprint(reads, cells[0].Load(), cells[1].Load(), cells[2].Load())] = true
+	}
+}
+
+// TestSleepSetsReachEveryOutcomeOfTheFullSearch: with no preemption bound,
+// the search with sleep sets must reach exactly the outcomes the search
+// without them reaches, on random programs.
+func TestSleepSetsReachEveryOutcomeOfTheFullSearch(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		gen := rapid.Custom(func(t *rapid.T) instr {
+			return instr{rapid.IntRange(0, 4).Draw(t, "op"), rapid.IntRange(0, 2).Draw(t, "addr"), rapid.Int32Range(1, 3).Draw(t, "val")}
+		})
+		threads := rapid.SliceOfN(rapid.SliceOfN(gen, 1, 2), 2, 3).Draw(t, "threads")
+		full, reduced := map[string]bool{}, map[string]bool{}
+		rf, err := explore.Run(explore.Config{MaxPreemptions: explore.Unbounded, NoReduction: true}, program(threads, full))
+		if err != nil || rf.Failure != nil || !rf.Complete {
+			t.Fatalf("full search: %v %v", err, rf.Failure)
+		}
+		rr, err := explore.Run(explore.Config{MaxPreemptions: explore.Unbounded}, program(threads, reduced))
+		if err != nil || rr.Failure != nil || !rr.Complete {
+			t.Fatalf("reduced search: %v %v", err, rr.Failure)
+		}
+		if !maps.Equal(full, reduced) {
+			t.Fatalf("outcomes differ:\nfull (%d executions):    %v\nreduced (%d executions): %v",
+				rf.Executions, slices.Sorted(maps.Keys(full)), rr.Executions, slices.Sorted(maps.Keys(reduced)))
+		}
+		if rr.Executions > rf.Executions {
+			t.Fatalf("the reduced search ran %d executions, more than the full one's %d", rr.Executions, rf.Executions)
+		}
+	})
+}

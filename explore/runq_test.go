@@ -1,0 +1,485 @@
+//go:build vsched_explore
+
+package explore_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/anishathalye/porcupine"
+
+	"github.com/vsched/vsched/explore"
+	"github.com/vsched/vsched/internal/xsync"
+	"github.com/vsched/vsched/linearizability"
+	"github.com/vsched/vsched/runq"
+	"github.com/vsched/vsched/spec"
+)
+
+// The scenarios run the real runq at Size 4 under every schedule within the
+// preemption bound. Each checks conservation (every item put is consumed
+// exactly once, by an owner's Get or Drain, a thief's steal, or from the
+// global queue) and that the execution's history of operations is a legal
+// history of spec, with package linearizability's model of the queue
+// system.
+
+type task struct{ id int }
+
+func (g *task) String() string { return fmt.Sprintf("g%d", g.id) }
+
+// system is the state of one execution of a scenario: the queues, the
+// items, the ledger they are checked against, and the history of every
+// operation, checked against spec's model when the execution ends. Its
+// methods run on the explorer's threads one at a time, so plain fields are
+// safe.
+type system struct {
+	ledger spec.Ledger[*task]
+	next   int
+	qs     []*runq.Queue[task]
+	// global is the global queue behind its lock, as the kernel keeps it.
+	mu     xsync.Mutex
+	global runq.Global[task]
+	rec    *linearizability.Recorder
+}
+
+// maxOpsPerThread bounds the operations a thread of a scenario records.
+const maxOpsPerThread = 64
+
+// newSystem returns a system of procs local queues whose history threads
+// record.
+func newSystem(procs, threads int) *system {
+	s := &system{rec: linearizability.NewRecorder(threads, maxOpsPerThread)}
+	for range procs {
+		s.qs = append(s.qs, new(runq.Queue[task]))
+	}
+	return s
+}
+
+// actor is one thread's handle on the system: what it does is recorded in
+// its own history buffer.
+type actor struct {
+	s  *system
+	th *linearizability.Thread
+}
+
+func (s *system) actor(thread int) actor { return actor{s, s.rec.Thread(thread)} }
+
+// do runs op between two stamps and records it with its input and output.
+func (a actor) do(in linearizability.Input, op func() linearizability.Output) {
+	call := a.th.Stamp()
+	out := op()
+	a.th.Record(call, a.th.Stamp(), in, out)
+}
+
+func ids(gs []*task) []int {
+	out := make([]int, len(gs))
+	for i, g := range gs {
+		if g != nil {
+			out[i] = g.id
+		}
+	}
+	return out
+}
+
+// put puts a new item into queue p (as its owner) and sends an overflow to
+// the global queue.
+func (a actor) put(p int, next bool) {
+	s := a.s
+	s.next++
+	g := &task{id: s.next}
+	s.must(s.ledger.Enter(g))
+	var ov []*task
+	a.do(linearizability.Input{Op: linearizability.Put, P: p, Items: []int{g.id}, Next: next}, func() linearizability.Output {
+		ov = s.qs[p].Put(g, next)
+		return linearizability.Output{Items: ids(ov)}
+	})
+	if ov != nil {
+		explore.Assertf(len(ov) == runq.Size/2+1, "overflow of %d items, want Size/2+1", len(ov))
+		s.mu.Lock()
+		a.do(linearizability.Input{Op: linearizability.GlobalPutBatch, Items: ids(ov)}, func() linearizability.Output {
+			s.global.PutBatch(ov)
+			return linearizability.Output{}
+		})
+		s.mu.Unlock()
+	}
+}
+
+func (s *system) consume(gs ...*task) {
+	for _, g := range gs {
+		explore.Assertf(g != nil, "a nil item was handed out")
+		s.must(s.ledger.Leave(g))
+	}
+}
+
+// get takes one item from queue p's owner side.
+func (a actor) get(p int) {
+	a.do(linearizability.Input{Op: linearizability.Get, P: p}, func() linearizability.Output {
+		g, inherit := a.s.qs[p].Get()
+		if g == nil {
+			return linearizability.Output{}
+		}
+		a.s.consume(g)
+		return linearizability.Output{Items: []int{g.id}, InheritTime: inherit}
+	})
+}
+
+func (a actor) drain(p int) {
+	a.do(linearizability.Input{Op: linearizability.Drain, P: p}, func() linearizability.Output {
+		gs := a.s.qs[p].Drain(nil)
+		a.s.consume(gs...)
+		return linearizability.Output{Items: ids(gs)}
+	})
+}
+
+// steal moves about half of queue victim into queue thief (as thief's
+// owner) and consumes the item StealInto returns.
+func (a actor) steal(victim, thief int, stealRunNext bool) {
+	a.do(linearizability.Input{Op: linearizability.StealInto, P: victim, Dst: thief, StealRunNext: stealRunNext}, func() linearizability.Output {
+		g := a.s.qs[victim].StealInto(a.s.qs[thief], stealRunNext, nil)
+		if g == nil {
+			return linearizability.Output{}
+		}
+		a.s.consume(g)
+		return linearizability.Output{Items: []int{g.id}}
+	})
+}
+
+// grab takes about half of queue victim into a batch of exactly Size/2
+// slots and consumes it.
+func (a actor) grab(victim int, stealRunNext bool) {
+	batch := make([]*task, runq.Size/2)
+	a.do(linearizability.Input{Op: linearizability.Grab, P: victim, StealRunNext: stealRunNext}, func() linearizability.Output {
+		n := a.s.qs[victim].Grab(batch, stealRunNext, nil)
+		a.s.consume(batch[:n]...)
+		return linearizability.Output{Items: ids(batch[:n])}
+	})
+}
+
+func (a actor) empty(p int) bool {
+	var empty bool
+	a.do(linearizability.Input{Op: linearizability.Empty, P: p}, func() linearizability.Output {
+		empty = a.s.qs[p].Empty()
+		return linearizability.Output{Empty: empty}
+	})
+	return empty
+}
+
+// getGlobalBatch takes a fair share of the global queue, as findRunnable
+// does, consumes the item to run and puts the rest into queue p.
+func (a actor) getGlobalBatch(p, procs int) {
+	s := a.s
+	var g *task
+	var rest []*task
+	s.mu.Lock()
+	a.do(linearizability.Input{Op: linearizability.GlobalGetBatch, Max: runq.Size / 2, Procs: procs}, func() linearizability.Output {
+		g, rest = s.global.GetBatch(runq.Size/2, procs, make([]*task, 0, runq.Size/2))
+		if g == nil {
+			return linearizability.Output{}
+		}
+		return linearizability.Output{Items: append([]int{g.id}, ids(rest)...)}
+	})
+	s.mu.Unlock()
+	if g == nil {
+		return
+	}
+	s.consume(g)
+	a.do(linearizability.Input{Op: linearizability.PutBatch, P: p, Items: ids(rest)}, func() linearizability.Output {
+		return linearizability.Output{Items: ids(s.qs[p].PutBatch(rest))}
+	})
+}
+
+// done drains every queue, checks that nothing was lost, and checks the
+// execution's history against spec's model of the queue system.
+func (a actor) done() {
+	s := a.s
+	for p := range s.qs {
+		a.drain(p)
+	}
+	s.mu.Lock()
+	for s.global.Len() > 0 {
+		a.do(linearizability.Input{Op: linearizability.GlobalGet}, func() linearizability.Output {
+			g := s.global.Get()
+			s.consume(g)
+			return linearizability.Output{Items: []int{g.id}}
+		})
+	}
+	s.mu.Unlock()
+	explore.Assertf(s.ledger.Live() == 0, "%d items were lost", s.ledger.Live())
+	c := linearizability.Checker{Procs: len(s.qs), RingSize: runq.Size}
+	ops := s.rec.Operations()
+	if res, err := c.Check(ops); err != nil || res != porcupine.Ok {
+		panic(fmt.Sprintf("the history is not a legal history of spec (%v, %v):\n%s", res, err, describe(ops)))
+	}
+}
+
+// describe lists a history by call stamp.
+func describe(ops []porcupine.Operation) string {
+	var b strings.Builder
+	for _, op := range ops {
+		fmt.Fprintf(&b, "  [%3d,%3d] T%d %+v -> %+v\n", op.Call, op.Return, op.ClientId, op.Input, op.Output)
+	}
+	return b.String()
+}
+
+func (s *system) must(err error) {
+	if err != nil {
+		panic(err.Error())
+	}
+}
+
+// The four scenarios of tokio's loom tests of its local queue, on runq.
+// Queue 0 is the owner's (T0); the others belong to thieves.
+
+func scenarioBasic() {
+	s := newSystem(2, 2)
+	own, thief := s.actor(0), s.actor(1)
+	th := explore.Go(func() {
+		for range 3 {
+			thief.steal(0, 1, false)
+			thief.drain(1)
+		}
+	})
+	for range 2 {
+		own.put(0, false)
+		own.put(0, false)
+		own.get(0)
+		own.put(0, false)
+		own.get(0)
+	}
+	th.Join()
+	own.done()
+}
+
+func scenarioStealOverflow() {
+	s := newSystem(2, 2)
+	own, thief := s.actor(0), s.actor(1)
+	own.put(0, false)
+	own.get(0)
+	th := explore.Go(func() {
+		thief.steal(0, 1, false)
+		thief.drain(1)
+	})
+	for range runq.Size + 2 {
+		own.put(0, false)
+	}
+	th.Join()
+	own.done()
+}
+
+func scenarioMultiStealer() {
+	s := newSystem(3, 3)
+	own := s.actor(0)
+	for range runq.Size + 1 {
+		own.put(0, false)
+	}
+	var ths []*explore.Thread
+	for i := 1; i <= 2; i++ {
+		thief := s.actor(i)
+		ths = append(ths, explore.Go(func() {
+			thief.steal(0, i, false)
+			thief.drain(i)
+		}))
+	}
+	own.drain(0)
+	for _, th := range ths {
+		th.Join()
+	}
+	own.done()
+}
+
+// scenarioChainedSteal: queue 0 is a victim and, at the same time, the
+// destination of its owner's steal from queue 1.
+func scenarioChainedSteal() {
+	s := newSystem(3, 2)
+	own, thief := s.actor(0), s.actor(1)
+	for range runq.Size / 2 {
+		own.put(0, false)
+		own.put(1, false) // T0 fills queue 1 before its owner would run
+	}
+	th := explore.Go(func() {
+		thief.steal(0, 2, false)
+		thief.drain(2)
+	})
+	own.drain(0)
+	own.steal(1, 0, false)
+	th.Join()
+	own.done()
+}
+
+// scenarioRunNextKickOutVsThief: the owner kicks its runnext out to the ring
+// while a thief tries to take runnext.
+func scenarioRunNextKickOutVsThief() {
+	s := newSystem(1, 2)
+	own, thief := s.actor(0), s.actor(1)
+	own.put(0, true)
+	th := explore.Go(func() { thief.grab(0, true) })
+	own.put(0, true)
+	own.get(0)
+	th.Join()
+	own.done()
+}
+
+// scenarioEmptyNeverFalselyTrue is the runtime's TestSchedLocalQueueEmpty:
+// the owner moves an item between runnext and the ring while another
+// thread asks whether the queue is empty. An item stays in the queue the
+// whole time, so Empty must say false.
+func scenarioEmptyNeverFalselyTrue() {
+	s := newSystem(1, 2)
+	own, observer := s.actor(0), s.actor(1)
+	own.put(0, true)
+	th := explore.Go(func() {
+		explore.Assertf(!observer.empty(0), "Empty() reported true while an item stayed in the queue")
+	})
+	own.put(0, true) // the first item moves to the ring
+	own.get(0)       // the second leaves runnext; the first stays
+	th.Join()
+	own.done()
+}
+
+// scenarioDrainVsGrab: the owner drains while a thief grabs.
+func scenarioDrainVsGrab() {
+	s := newSystem(1, 2)
+	own, thief := s.actor(0), s.actor(1)
+	for range 3 {
+		own.put(0, false)
+	}
+	own.put(0, true)
+	th := explore.Go(func() { thief.grab(0, true) })
+	own.drain(0)
+	th.Join()
+	own.done()
+}
+
+// scenarioOverflowToGlobal: the owner overflows half its ring to the global
+// queue while a thief steals and then pulls its share of the global queue.
+func scenarioOverflowToGlobal() {
+	s := newSystem(2, 2)
+	own, thief := s.actor(0), s.actor(1)
+	for range runq.Size {
+		own.put(0, false)
+	}
+	th := explore.Go(func() {
+		thief.steal(0, 1, false)
+		thief.getGlobalBatch(1, 2)
+		thief.drain(1)
+	})
+	own.put(0, false) // overflows: Size/2 items and this one go global
+	own.put(0, false)
+	th.Join()
+	own.done()
+}
+
+// scenarioStealIntoHalfFullWhileVictimWraps: a thief steals into a queue
+// that holds Size/2 items while the victim's owner consumes and refills, so
+// that the thief's reads of head and tail can come from different moments.
+func scenarioStealIntoHalfFullWhileVictimWraps() {
+	s := newSystem(2, 2)
+	own, thief := s.actor(0), s.actor(1)
+	for range runq.Size {
+		own.put(0, false)
+	}
+	th := explore.Go(func() {
+		for range runq.Size / 2 {
+			thief.put(1, false)
+		}
+		thief.steal(0, 1, false)
+		thief.drain(1)
+	})
+	own.get(0)
+	own.put(0, false)
+	own.get(0)
+	own.put(0, false)
+	th.Join()
+	own.done()
+}
+
+// scenarioGrabWhileVictimWraps is the same race with Grab into a batch of
+// exactly Size/2 slots.
+func scenarioGrabWhileVictimWraps() {
+	s := newSystem(1, 2)
+	own, thief := s.actor(0), s.actor(1)
+	for range runq.Size {
+		own.put(0, false)
+	}
+	th := explore.Go(func() { thief.grab(0, false) })
+	own.get(0)
+	own.put(0, false)
+	own.get(0)
+	own.put(0, false)
+	th.Join()
+	own.done()
+}
+
+var scenarios = []struct {
+	name  string
+	model func()
+}{
+	{"Basic", scenarioBasic},
+	{"StealOverflow", scenarioStealOverflow},
+	{"MultiStealer", scenarioMultiStealer},
+	{"ChainedSteal", scenarioChainedSteal},
+	{"RunNextKickOutVsThief", scenarioRunNextKickOutVsThief},
+	{"EmptyNeverFalselyTrue", scenarioEmptyNeverFalselyTrue},
+	{"DrainVsGrab", scenarioDrainVsGrab},
+	{"OverflowToGlobal", scenarioOverflowToGlobal},
+	{"StealIntoHalfFullWhileVictimWraps", scenarioStealIntoHalfFullWhileVictimWraps},
+	{"GrabWhileVictimWraps", scenarioGrabWhileVictimWraps},
+}
+
+func TestRunqScenarios(t *testing.T) {
+	for _, sc := range scenarios {
+		t.Run(sc.name, func(t *testing.T) {
+			explore.Check(t, sc.model)
+		})
+	}
+}
+
+// TestRunqScenariosWithoutReduction runs the scenarios again without sleep
+// sets. Sleep sets combined with a preemption bound may skip an execution
+// whose only equivalent within the bound was pruned; at Size 4 the full
+// search is cheap enough to close that gap.
+func TestRunqScenariosWithoutReduction(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the reduced search runs in -short")
+	}
+	for _, sc := range scenarios {
+		t.Run(sc.name, func(t *testing.T) {
+			explore.Config{NoReduction: true}.Check(t, sc.model)
+		})
+	}
+}
+
+// TestRunqScenariosAtBound4 explores the scenarios with up to four
+// preemptions, where the whole suite still takes about a second.
+func TestRunqScenariosAtBound4(t *testing.T) {
+	if testing.Short() {
+		t.Skip("bound 2 runs in -short")
+	}
+	for _, sc := range scenarios {
+		t.Run(sc.name, func(t *testing.T) {
+			explore.Config{MaxPreemptions: 4}.Check(t, sc.model)
+		})
+	}
+}
+
+// BenchmarkExplore reports the executions per second of the search on a
+// fixed scenario, with and without sleep sets.
+func BenchmarkExplore(b *testing.B) {
+	for _, cfg := range []struct {
+		name string
+		cfg  explore.Config
+	}{{"reduction=sleepsets", explore.Config{}}, {"reduction=none", explore.Config{NoReduction: true}}} {
+		b.Run("scenario=Basic/"+cfg.name, func(b *testing.B) {
+			executions := 0
+			for b.Loop() {
+				res, err := explore.Run(cfg.cfg, scenarioBasic)
+				if err != nil || res.Failure != nil {
+					b.Fatal(err, res.Failure)
+				}
+				executions += res.Executions + res.Pruned
+			}
+			b.ReportMetric(float64(executions)/b.Elapsed().Seconds(), "executions/s")
+			b.ReportMetric(float64(executions)/float64(b.N), "executions/op")
+		})
+	}
+}
