@@ -14,7 +14,9 @@ import (
 // byStress is this package's verifier: the QueueMode stress test, in the
 // explorer build, whose 4-slot ring makes overflow, slot reuse and torn
 // reads of head and tail frequent. It must print porcupine's verdict and the
-// visualization's path.
+// visualization's path. It stops at the first failing round (plus a few to
+// find a smaller one): usually within a second or two; the duration only
+// bounds an unlucky run.
 var byStress = mutant.Verifier{
 	Name: "linearizability", Pkg: "./linearizability", Run: "^TestQueueHistoriesAreLinearizable$",
 	Tags:      "vsched_explore",
