@@ -39,10 +39,19 @@ type Verifier struct {
 // Report runs v against m and fails t unless v fails on m and prints every
 // string of v.MustPrint. It runs "go" from PATH, where go test puts its own
 // GOROOT/bin first. It returns the verifier's output.
+//
+// Mutant runs take a machine-wide lock and so run one at a time, across
+// packages too; the mutant is built before the lock is taken.
 func Report(t *testing.T, m Mutant, v Verifier) string {
 	t.Helper()
 	root := ModuleRoot(t)
 	overlay := Overlay(t, root, m)
+	build := exec.Command("go", buildArgs(overlay, v)...)
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("mutant %s does not build:\n%s", m.Name, out)
+	}
+	lockMachine(t)
 	count := max(v.Count, 1)
 	args := []string{"test", "-overlay", overlay, "-count", strconv.Itoa(count), "-timeout=5m", "-run", v.Run}
 	if v.Tags != "" {
@@ -68,6 +77,16 @@ func Report(t *testing.T, m Mutant, v Verifier) string {
 		}
 	}
 	return text
+}
+
+// buildArgs compiles the verifier's test binary with the mutant (into the
+// build cache) without running it.
+func buildArgs(overlay string, v Verifier) []string {
+	args := []string{"test", "-overlay", overlay, "-run", "^$", "-count=1"}
+	if v.Tags != "" {
+		args = append(args, "-tags", v.Tags)
+	}
+	return append(args, v.Pkg)
 }
 
 // Overlay writes the mutated file and the overlay that substitutes it for
