@@ -331,6 +331,11 @@ type driver[Q queue[Q]] struct {
 	capacity int // operations per thread per round
 	arrived  atomic.Int32
 	stop     atomic.Bool // the owner finished (QueueMode)
+	// The emptyProbe rounds' per-iteration barrier: the owner publishes
+	// epoch e once runnext holds an item and the ring is empty, each
+	// prober adds to ready when it starts probing epoch e, and the owner
+	// sets done to e after its Put and Get.
+	probeEpoch, probeReady, probeDone atomic.Int64
 	abort    atomic.Bool
 	panicMsg atomic.Pointer[string]
 }
@@ -365,6 +370,9 @@ func (d *driver[Q]) round(round int) (ops []porcupine.Operation, fatal, unbalanc
 	}
 	d.arrived.Store(0)
 	d.stop.Store(false)
+	d.probeEpoch.Store(0)
+	d.probeReady.Store(0)
+	d.probeDone.Store(0)
 	d.abort.Store(false)
 	d.panicMsg.Store(nil)
 	seed := rand.New(rand.NewPCG(d.cfg.Seed, uint64(round)))
@@ -374,7 +382,13 @@ func (d *driver[Q]) round(round int) (ops []porcupine.Operation, fatal, unbalanc
 			s.TestHookStartAt(testhook.Key{}, math.MaxUint32-uint32(seed.IntN(4*d.ringSize)))
 		}
 	}
-	fl := flavor(seed.IntN(int(numFlavors)))
+	// emptyProbe gets two shares of the rounds: the race it hunts (an
+	// item moving from runnext to the ring between Empty's reads) is the
+	// rarest on real cores.
+	fl := flavor(seed.IntN(int(numFlavors) + 1))
+	if fl == numFlavors {
+		fl = emptyProbe
+	}
 	var wg sync.WaitGroup
 	for w := range d.workers {
 		rng := rand.New(rand.NewPCG(seed.Uint64(), uint64(w)))
@@ -573,13 +587,26 @@ func (d *driver[Q]) runOwner(rng *rand.Rand, fl flavor) {
 		}
 		r := rng.IntN(100)
 		if fl == emptyProbe {
-			// runqempty's hard case: with one item in runnext, Put
-			// with next moves it to the ring and Get takes the new
-			// runnext, so the queue is never empty.
-			if q.Len() == 0 {
-				d.put(0, 0, true)
+			// runqempty's hard case: with one item in runnext and an
+			// empty ring, Put with next moves it to the ring and Get
+			// takes the new runnext, so the queue is never empty. The
+			// probers start at a barrier, as the runtime's
+			// TestSchedLocalQueueEmpty does, so that their probes
+			// overlap the Put and Get; running free, they rarely do.
+			for d.get(0, 0) {
+			}
+			d.put(0, 0, true)
+			e := d.probeEpoch.Add(1)
+			for i := 0; d.probeReady.Load() < e*int64(len(d.workers)-1); i++ {
+				if d.abort.Load() {
+					return
+				}
+				if i%64 == 63 {
+					runtime.Gosched()
+				}
 			}
 			d.putGet()
+			d.probeDone.Store(e)
 			continue
 		}
 		if fl == runNext {
@@ -701,6 +728,7 @@ func (d *driver[Q]) runThief(w int, rng *rand.Rand, fl flavor) {
 	// torn read of head and tail (its copy runs past Size/2 before its CAS
 	// fails) from panicking, so that its steals are judged by porcupine.
 	batch := make([]*item, max(d.ringSize/2, 4096))
+	var last int64 // the last emptyProbe epoch probed
 	for range 2 * d.cfg.OpsPerRound { // at most two operations each
 		if d.stop.Load() || d.abort.Load() {
 			return
@@ -711,19 +739,36 @@ func (d *driver[Q]) runThief(w int, rng *rand.Rand, fl flavor) {
 		}
 		switch {
 		case fl == emptyProbe:
-			// Probe back to back and record only a true result, with
-			// the interval of all the probes: leaving out a read-only
-			// operation, or widening its interval, can only make the
-			// check accept more, and the probes keep up with the owner.
+			// Wait for the owner's next epoch, then probe back to back
+			// until its Put and Get are done, and record only a true
+			// result, with the interval of all the probes: leaving out a
+			// read-only operation, or widening its interval, can only
+			// make the check accept more.
+			e := last + 1
+			for i := 0; d.probeEpoch.Load() < e; i++ {
+				if d.stop.Load() || d.abort.Load() {
+					return
+				}
+				if i%64 == 63 {
+					runtime.Gosched()
+				}
+			}
+			last = e
+			d.probeReady.Add(1)
 			call := th.Stamp()
-			e := false
-			for range 64 {
-				if e = victim.Empty(); e {
+			found := false
+			for {
+				done := d.probeDone.Load() >= e
+				if victim.Empty() {
+					found = true
+					break
+				}
+				if done {
 					break
 				}
 			}
 			ret := th.Stamp()
-			if e {
+			if found {
 				th.Record(call, ret, Input{Op: Empty}, Output{Empty: true})
 			}
 		case fl == runNext && r < 70 || fl == mixed && r < 20:
