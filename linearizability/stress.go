@@ -336,8 +336,8 @@ type driver[Q queue[Q]] struct {
 	// prober adds to ready when it starts probing epoch e, and the owner
 	// sets done to e after its Put and Get.
 	probeEpoch, probeReady, probeDone atomic.Int64
-	abort    atomic.Bool
-	panicMsg atomic.Pointer[string]
+	abort                             atomic.Bool
+	panicMsg                          atomic.Pointer[string]
 }
 
 // workerLog is what a worker created and consumed in a round, for the
@@ -728,7 +728,7 @@ func (d *driver[Q]) runThief(w int, rng *rand.Rand, fl flavor) {
 	// torn read of head and tail (its copy runs past Size/2 before its CAS
 	// fails) from panicking, so that its steals are judged by porcupine.
 	batch := make([]*item, max(d.ringSize/2, 4096))
-	var last int64 // the last emptyProbe epoch probed
+	var last int64                    // the last emptyProbe epoch probed
 	for range 2 * d.cfg.OpsPerRound { // at most two operations each
 		if d.stop.Load() || d.abort.Load() {
 			return
