@@ -16,10 +16,12 @@ import (
 // reads of head and tail frequent. It must print porcupine's verdict and the
 // visualization's path. It stops at the first failing round (plus a few to
 // find a smaller one): usually within a second or two; the duration only
-// bounds an unlucky run.
+// bounds an unlucky run, and up to three runs of the default 20 s ceiling
+// (stopping at the first report) keep a busy machine from hiding a race.
 var byStress = mutant.Verifier{
 	Name: "linearizability", Pkg: "./linearizability", Run: "^TestQueueHistoriesAreLinearizable$",
 	Tags:      "vsched_explore",
+	Count:     3,
 	Env:       []string{EnvDuration + "=20s"},
 	MustPrint: []string{"--- FAIL: TestQueueHistoriesAreLinearizable", "not linearizable", ".html"},
 }

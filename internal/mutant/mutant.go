@@ -26,11 +26,14 @@ type Mutant struct {
 // Verifier is a go test invocation that must fail on a mutant, printing
 // every string of MustPrint.
 type Verifier struct {
-	Name  string
-	Pkg   string // package pattern, relative to the module root
-	Run   string // -run pattern
-	Tags  string // -tags value, if any
-	Count int    // runs; more for verifiers that rely on real parallelism
+	Name string
+	Pkg  string // package pattern, relative to the module root
+	Run  string // -run pattern
+	Tags string // -tags value, if any
+	// Count is the number of runs (default 1); the verifier must report
+	// the mutant in one of them. Verifiers that rely on real parallelism
+	// take more than one, since a busy machine can hide a race for a run.
+	Count int
 	// Env is added to the environment of the go command.
 	Env       []string
 	MustPrint []string
@@ -53,7 +56,8 @@ func Report(t *testing.T, m Mutant, v Verifier) string {
 	}
 	lockMachine(t)
 	count := max(v.Count, 1)
-	args := []string{"test", "-overlay", overlay, "-count", strconv.Itoa(count), "-timeout=5m", "-run", v.Run}
+	// -failfast: with Count > 1, stop at the first run that reports.
+	args := []string{"test", "-overlay", overlay, "-count", strconv.Itoa(count), "-failfast", "-timeout=5m", "-run", v.Run}
 	if v.Tags != "" {
 		args = append(args, "-tags", v.Tags)
 	}
