@@ -15,9 +15,11 @@ import (
 type Config struct {
 	// MaxPreemptions bounds the preemptive switches of an execution. 0
 	// means the default: VSCHED_MAX_PREEMPTIONS if set (0 there means
-	// unbounded), else 2. [Unbounded] explores every schedule.
+	// unbounded), else 2. [Unbounded] explores every schedule. A bound of
+	// 0 cannot be asked for; 1 is the smallest.
 	MaxPreemptions int
-	// MaxExecutions caps the executions; 0 means 1,000,000.
+	// MaxExecutions caps the executions, counting the pruned ones; 0
+	// means 1,000,000.
 	MaxExecutions int
 	// MaxSteps is the livelock budget of a thread in one execution; 0
 	// means 10,000.

@@ -3,6 +3,7 @@
 package explore_test
 
 import (
+	"runtime"
 	"strings"
 	"testing"
 
@@ -295,5 +296,62 @@ func TestLitmusSleepSetsPruneIndependentOrders(t *testing.T) {
 	reduced := explore.Config{MaxPreemptions: explore.Unbounded}.Check(t, model)
 	if reduced.Executions*4 > full.Executions {
 		t.Fatalf("sleep sets explored %d executions of %d; want a reduction of at least 4x", reduced.Executions, full.Executions)
+	}
+}
+
+// TestLitmusDeferredUnlockOfALeavingThreadIsHarmless: a thread that is
+// stopped because its execution ended (pruned, or another thread failed)
+// runs its deferred calls; an Unlock among them must not touch the next
+// execution or the search.
+func TestLitmusDeferredUnlockOfALeavingThreadIsHarmless(t *testing.T) {
+	for range 20 {
+		explore.Config{MaxSteps: 50}.Check(t, func() {
+			var mu xsync.Mutex
+			var flag xsync.Int32
+			th := explore.Go(func() {
+				mu.Lock()
+				defer mu.Unlock()
+				for flag.Load() == 0 {
+					xsync.Spin()
+				}
+			})
+			flag.Store(1)
+			th.Join()
+		})
+	}
+}
+
+func TestLitmusReplayCountsPreemptionsAndRejectsALongerSchedule(t *testing.T) {
+	model := func() {
+		var a xsync.Int32
+		th := explore.Go(func() {
+			a.Store(1)
+			a.Store(2)
+			a.Store(3)
+		})
+		first := a.Load()
+		second := a.Load()
+		th.Join()
+		explore.Assertf(first != 1 || second != 2, "saw both stores one at a time")
+	}
+	f := mustFail(t, explore.Config{MaxPreemptions: 3}, "panic", model)
+	res, err := explore.Run(explore.Config{Replay: f.Schedule}, model)
+	if err != nil || res.Failure == nil {
+		t.Fatalf("replay: %v, %v", err, res.Failure)
+	}
+	if res.Failure.Preemptions != f.Preemptions {
+		t.Fatalf("the replay counted %d preemptions, the search %d", res.Failure.Preemptions, f.Preemptions)
+	}
+	if _, err := explore.Run(explore.Config{Replay: f.Schedule + ",0:5"}, model); err == nil {
+		t.Fatal("a schedule longer than its execution replayed without error")
+	}
+}
+
+func TestLitmusGoexitInAModelIsNamed(t *testing.T) {
+	f := mustFail(t, explore.Config{}, "panic", func() {
+		explore.Go(func() { runtime.Goexit() }).Join()
+	})
+	if !strings.Contains(f.Message, "runtime.Goexit") {
+		t.Fatalf("a Goexit was reported as %q", f.Message)
 	}
 }

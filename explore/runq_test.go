@@ -413,19 +413,23 @@ func scenarioGrabWhileVictimWraps() {
 var scenarios = []struct {
 	name  string
 	model func()
+	// complete: the unbounded search finishes in seconds.
+	complete bool
 }{
-	{"Basic", scenarioBasic},
-	{"StealOverflow", scenarioStealOverflow},
-	{"MultiStealer", scenarioMultiStealer},
-	{"ChainedSteal", scenarioChainedSteal},
-	{"RunNextKickOutVsThief", scenarioRunNextKickOutVsThief},
-	{"EmptyNeverFalselyTrue", scenarioEmptyNeverFalselyTrue},
-	{"DrainVsGrab", scenarioDrainVsGrab},
-	{"OverflowToGlobal", scenarioOverflowToGlobal},
-	{"StealIntoHalfFullWhileVictimWraps", scenarioStealIntoHalfFullWhileVictimWraps},
-	{"GrabWhileVictimWraps", scenarioGrabWhileVictimWraps},
+	{"Basic", scenarioBasic, false},
+	{"StealOverflow", scenarioStealOverflow, true},
+	{"MultiStealer", scenarioMultiStealer, true},
+	{"ChainedSteal", scenarioChainedSteal, true},
+	{"RunNextKickOutVsThief", scenarioRunNextKickOutVsThief, true},
+	{"EmptyNeverFalselyTrue", scenarioEmptyNeverFalselyTrue, true},
+	{"DrainVsGrab", scenarioDrainVsGrab, true},
+	{"OverflowToGlobal", scenarioOverflowToGlobal, true},
+	{"StealIntoHalfFullWhileVictimWraps", scenarioStealIntoHalfFullWhileVictimWraps, true},
+	{"GrabWhileVictimWraps", scenarioGrabWhileVictimWraps, true},
 }
 
+// TestRunqScenarios explores every scenario at the default preemption
+// bound (2, or VSCHED_MAX_PREEMPTIONS).
 func TestRunqScenarios(t *testing.T) {
 	for _, sc := range scenarios {
 		t.Run(sc.name, func(t *testing.T) {
@@ -434,10 +438,28 @@ func TestRunqScenarios(t *testing.T) {
 	}
 }
 
-// TestRunqScenariosWithoutReduction runs the scenarios again without sleep
-// sets. Sleep sets combined with a preemption bound may skip an execution
-// whose only equivalent within the bound was pruned; at Size 4 the full
-// search is cheap enough to close that gap.
+// TestRunqScenariosUnbounded explores every interleaving of the scenarios
+// small enough for it: with no bound, sleep sets keep the search to
+// seconds.
+func TestRunqScenariosUnbounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the bounded search runs in -short")
+	}
+	for _, sc := range scenarios {
+		if !sc.complete {
+			continue
+		}
+		t.Run(sc.name, func(t *testing.T) {
+			res := explore.Config{MaxPreemptions: explore.Unbounded}.Check(t, sc.model)
+			if !res.Complete {
+				t.Fatalf("the unbounded search did not complete: %s", explore.Summary(res))
+			}
+		})
+	}
+}
+
+// TestRunqScenariosWithoutReduction runs the scenarios at the default bound
+// without sleep sets, a cross-check of the reduction on the real code.
 func TestRunqScenariosWithoutReduction(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the reduced search runs in -short")
@@ -445,19 +467,6 @@ func TestRunqScenariosWithoutReduction(t *testing.T) {
 	for _, sc := range scenarios {
 		t.Run(sc.name, func(t *testing.T) {
 			explore.Config{NoReduction: true}.Check(t, sc.model)
-		})
-	}
-}
-
-// TestRunqScenariosAtBound4 explores the scenarios with up to four
-// preemptions, where the whole suite still takes about a second.
-func TestRunqScenariosAtBound4(t *testing.T) {
-	if testing.Short() {
-		t.Skip("bound 2 runs in -short")
-	}
-	for _, sc := range scenarios {
-		t.Run(sc.name, func(t *testing.T) {
-			explore.Config{MaxPreemptions: 4}.Check(t, sc.model)
 		})
 	}
 }

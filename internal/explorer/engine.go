@@ -62,7 +62,8 @@ type Config struct {
 	// 0 means the default: VSCHED_MAX_PREEMPTIONS if set (where 0 means
 	// unbounded), else 2. Unbounded (-1) explores every schedule.
 	MaxPreemptions int
-	// MaxExecutions caps the executions explored; 0 means 1,000,000.
+	// MaxExecutions caps the executions explored, counting the pruned
+	// ones; 0 means 1,000,000.
 	MaxExecutions int
 	// MaxSteps is the livelock budget: a thread that takes more steps in
 	// one execution is reported. 0 means 10,000.
@@ -155,6 +156,14 @@ type node struct {
 	free     bool // switching away from prev costs no preemption
 	preempts int  // preemptions used before this decision
 	ops      [MaxThreads]access
+	// Bound cuts: a sleep set may only hold a choice whose subtree was
+	// searched with nothing left out for the preemption bound, because
+	// only then does that subtree cover every execution that starts with
+	// the choice. cut records a choice skipped here for the bound,
+	// cutBelow one skipped anywhere under the current choice, and
+	// cutExplored the explored choices under which one was.
+	cut, cutBelow bool
+	cutExplored   uint64
 }
 
 // sameOps reports whether the threads announce the operations they did
@@ -252,9 +261,12 @@ func Run(cfg Config, model func()) (Result, error) {
 		switch {
 		case e.outcome == failed && e.failure.Kind == "replay":
 			return res, fmt.Errorf("explore: VSCHED_REPLAY=%s: %s", cfg.Replay, e.failure.Message)
+		case e.depth < len(ex.replay):
+			return res, fmt.Errorf("explore: VSCHED_REPLAY=%s: the execution ended after %d of the schedule's %d decisions", cfg.Replay, e.depth, len(ex.replay))
 		case e.outcome == failed:
 			res.Failure = e.failure
 			res.Failure.Schedule = cfg.Replay
+			res.Failure.Preemptions = e.preempt
 		}
 		return res, nil
 	}
@@ -359,8 +371,12 @@ func (e *execution) body(t *thread, fn func()) {
 			return // runtime.Goexit: the execution is over
 		}
 		if !normal {
-			e.fail(&Failure{Kind: "panic", Thread: t.id,
-				Message: fmt.Sprintf("thread T%d panicked: %v", t.id, recover()), Stack: string(debug.Stack())})
+			r := recover()
+			msg := fmt.Sprintf("thread T%d panicked: %v", t.id, r)
+			if r == nil {
+				msg = fmt.Sprintf("thread T%d called runtime.Goexit (t.Fatal, t.FailNow or t.Skip inside a model? report failures with a panic or explore.Assertf)", t.id)
+			}
+			e.fail(&Failure{Kind: "panic", Thread: t.id, Message: msg, Stack: string(debug.Stack())})
 			return
 		}
 		t.done = true
@@ -381,8 +397,11 @@ func (e *execution) body(t *thread, fn func()) {
 // once it may execute it. skip is the number of stack frames between the
 // caller of Point and the code the trace should show.
 func (e *execution) point(a access, skip int) *Event {
-	if e.abort.Load() {
-		runtime.Goexit() // a deferred call of a thread that is leaving
+	// A deferred call of a thread that is leaving: either the driver has
+	// ended the execution, or this thread ended it (only that thread runs
+	// then, so reading outcome is safe).
+	if e.abort.Load() || e.outcome != running {
+		runtime.Goexit()
 	}
 	t := e.cur
 	t.pending = a
@@ -524,7 +543,11 @@ func (e *execution) dispatch(prev *thread) *thread {
 				Message: fmt.Sprintf("the replayed schedule does not fit this model at decision %d (threads able to step: %s)", d, maskString(enabled))})
 			return nil
 		}
-		return e.hand(prev, e.threads[ex.replay[d]], free)
+		next := e.threads[ex.replay[d]]
+		if prev != nil && next != prev && !free {
+			e.preempt++
+		}
+		return e.hand(prev, next, free)
 	case d < len(ex.stack):
 		n = &ex.stack[d]
 		if n.enabled != enabled || n.prev != prevID || !n.sameOps(e.threads) {
@@ -539,10 +562,13 @@ func (e *execution) dispatch(prev *thread) *thread {
 		for _, t := range e.threads {
 			n.ops[t.id] = t.pending
 		}
-		if d > 0 && !ex.cfg.NoReduction {
+		// Where a thread is held back after its Spin, steps do not
+		// commute: the order decides whether the spinner may run, so no
+		// sleep set is inherited.
+		if d > 0 && !ex.cfg.NoReduction && spinning == 0 {
 			p := &ex.stack[d-1]
 			pa := p.ops[p.chosen]
-			for s := (p.sleep | p.explored) &^ (1 << p.chosen); s != 0; s &= s - 1 {
+			for s := (p.sleep | p.explored&^p.cutExplored) &^ (1 << p.chosen); s != 0; s &= s - 1 {
 				i := lowest(s)
 				if independent(p.ops[i], pa) {
 					n.sleep |= 1 << i
@@ -551,6 +577,9 @@ func (e *execution) dispatch(prev *thread) *thread {
 		}
 		c := n.pick(ex.cfg.MaxPreemptions)
 		if c < 0 {
+			if n.cut && d > 0 {
+				ex.stack[d-1].cutBelow = true
+			}
 			ex.stack = ex.stack[:d]
 			e.end(pruned)
 			return nil
@@ -573,6 +602,7 @@ func (n *node) pick(bound int) int {
 		if bound < 0 || n.preempts+n.cost(c) <= bound {
 			return c
 		}
+		n.cut = true
 	}
 	return -1
 }
@@ -591,14 +621,23 @@ func (ex *explorer) backtrack() bool {
 	for len(ex.stack) > 0 {
 		n := &ex.stack[len(ex.stack)-1]
 		n.explored |= 1 << n.chosen
+		if n.cutBelow {
+			n.cutExplored |= 1 << n.chosen
+			n.cutBelow = false
+		}
 		for cands := n.enabled &^ n.sleep &^ n.explored; cands != 0; cands &= cands - 1 {
 			c := lowest(cands)
 			if ex.cfg.MaxPreemptions < 0 || n.preempts+n.cost(c) <= ex.cfg.MaxPreemptions {
 				n.chosen = c
 				return true
 			}
+			n.cut = true
 		}
+		cut := n.cut || n.cutExplored != 0
 		ex.stack = ex.stack[:len(ex.stack)-1]
+		if cut && len(ex.stack) > 0 {
+			ex.stack[len(ex.stack)-1].cutBelow = true
+		}
 	}
 	return false
 }
