@@ -31,7 +31,12 @@
 //     Mutex.Lock, in Note.Sleep with no wakeup pending, or in Join. A lost
 //     wakeup shows up this way;
 //   - a livelock: a thread that takes more than Config.MaxSteps steps in one
-//     execution. Spin loops must call xsync.Spin, which lets the others run;
+//     execution. Spin loops must call xsync.Spin, which means "wait for
+//     another thread to make progress": the spinning thread does not run
+//     again before another thread has taken a step, unless none can. That
+//     is right for a retry loop, whose next pass would only repeat its
+//     reads; a thread that gives up after a few spins is never explored
+//     giving up before someone else moved;
 //   - a model that is not deterministic (it reads the clock, iterates a map,
 //     or talks to goroutines the explorer does not control): replaying a
 //     prefix of choices leads somewhere else.
@@ -53,9 +58,13 @@
 // cost of every interleaving (the experience of CHESS and loom).
 //
 // Sleep sets prune executions that differ from an explored one only in the
-// order of two independent steps: different addresses, or two loads.
-// Combined with the preemption bound they may skip an execution whose only
-// equivalent within the bound was pruned; Config.NoReduction turns them off.
+// order of two independent steps: different addresses, or two loads. A
+// choice enters a sleep set only if nothing was cut from its subtree for the
+// preemption bound, so that the reduced and the full search (with
+// Config.NoReduction) reach the same outcomes at every bound. Under a bound
+// that leaves sleep sets little to do; with no bound they often cut the
+// executions by orders of magnitude, and small models can be explored
+// completely.
 //
 // # Memory model
 //
