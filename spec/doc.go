@@ -9,6 +9,11 @@
 //   - [Global] specifies runq.Global: an unbounded FIFO with the fair-share
 //     batch of globrunqgetbatch.
 //   - [Coprimes] and [Visit] specify steal.Order (randomOrder).
+//   - [Scheduler] specifies the kernel's task life cycle, as a run with one
+//     M at a time sees it: runnable, running, waiting, dead; Ctx.Go into
+//     runnext with inheritTime; Yield to the global tail; Park committed at
+//     the end of the run, and a Wake that comes first making the task run
+//     again at once; findRunnable's order with the 61-tick global check.
 //   - [Ledger] and the Check functions are the invariants of the runtime
 //     reference, section 7, as executable checks that return a [*Violation]
 //     naming the invariant.
