@@ -42,7 +42,15 @@ func TestKnownBadQueuesAreReported(t *testing.T) {
 	// to reach the races quickly.
 	for _, m := range knownBad {
 		t.Run(m.Name, func(t *testing.T) {
-			out := mutant.Report(t, m, byStress)
+			v := byStress
+			if m == mutant.NoTornReadRetry {
+				// Its race needs the thief preempted between two
+				// adjacent loads while the owner runs five or more
+				// operations: on 2 cores it was reported in 2 of 3
+				// runs of 20 s. The explorer reports it every time.
+				v.Count = 9
+			}
+			out := mutant.Report(t, m, v)
 			for _, line := range strings.Split(out, "\n") {
 				if strings.Contains(line, ".html") {
 					t.Logf("%s", strings.TrimSpace(line))

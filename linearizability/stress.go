@@ -763,7 +763,7 @@ func (d *driver[Q]) runThief(w int, rng *rand.Rand, fl flavor) {
 					found = true
 					break
 				}
-				if done {
+				if done || d.abort.Load() {
 					break
 				}
 			}
