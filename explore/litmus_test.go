@@ -253,23 +253,28 @@ func TestLitmusNondeterministicModelIsReported(t *testing.T) {
 	})
 }
 
+// threePreemptions fails only where T0 sees T1's first store and then its
+// second before the third: the threads alternate three times while T1
+// still has work left.
+func threePreemptions() {
+	var a xsync.Int32
+	th := explore.Go(func() {
+		a.Store(1)
+		a.Store(2)
+		a.Store(3)
+	})
+	first := a.Load()
+	second := a.Load()
+	th.Join()
+	explore.Assertf(first != 1 || second != 2, "saw both stores one at a time")
+}
+
 // TestLitmusPreemptionBoundIsRespected needs three preemptions to fail: T0
 // must see T1's first store and then its second before the third, so the
 // threads alternate three times while T1 still has work left. A bound of 2
 // must pass it, and a bound of 3 must find it.
 func TestLitmusPreemptionBoundIsRespected(t *testing.T) {
-	model := func() {
-		var a xsync.Int32
-		th := explore.Go(func() {
-			a.Store(1)
-			a.Store(2)
-			a.Store(3)
-		})
-		first := a.Load()
-		second := a.Load()
-		th.Join()
-		explore.Assertf(first != 1 || second != 2, "saw both stores one at a time")
-	}
+	model := threePreemptions
 	if res := (explore.Config{MaxPreemptions: 2}).Check(t, model); !res.Complete {
 		t.Fatalf("bound 2 did not complete: %s", explore.Summary(res))
 	}
@@ -322,18 +327,7 @@ func TestLitmusDeferredUnlockOfALeavingThreadIsHarmless(t *testing.T) {
 }
 
 func TestLitmusReplayCountsPreemptionsAndRejectsALongerSchedule(t *testing.T) {
-	model := func() {
-		var a xsync.Int32
-		th := explore.Go(func() {
-			a.Store(1)
-			a.Store(2)
-			a.Store(3)
-		})
-		first := a.Load()
-		second := a.Load()
-		th.Join()
-		explore.Assertf(first != 1 || second != 2, "saw both stores one at a time")
-	}
+	model := threePreemptions
 	f := mustFail(t, explore.Config{MaxPreemptions: 3}, "panic", model)
 	res, err := explore.Run(explore.Config{Replay: f.Schedule}, model)
 	if err != nil || res.Failure == nil {

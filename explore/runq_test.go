@@ -369,6 +369,15 @@ func scenarioOverflowToGlobal() {
 	own.done()
 }
 
+// wrap takes an item from the full queue p and puts one back, twice, so
+// that its counters move a lap past where a thief may have read them.
+func (a actor) wrap(p int) {
+	for range 2 {
+		a.get(p)
+		a.put(p, false)
+	}
+}
+
 // scenarioStealIntoHalfFullWhileVictimWraps: a thief steals into a queue
 // that holds Size/2 items while the victim's owner consumes and refills, so
 // that the thief's reads of head and tail can come from different moments.
@@ -385,10 +394,7 @@ func scenarioStealIntoHalfFullWhileVictimWraps() {
 		thief.steal(0, 1, false)
 		thief.drain(1)
 	})
-	own.get(0)
-	own.put(0, false)
-	own.get(0)
-	own.put(0, false)
+	own.wrap(0)
 	th.Join()
 	own.done()
 }
@@ -402,10 +408,7 @@ func scenarioGrabWhileVictimWraps() {
 		own.put(0, false)
 	}
 	th := explore.Go(func() { thief.grab(0, false) })
-	own.get(0)
-	own.put(0, false)
-	own.get(0)
-	own.put(0, false)
+	own.wrap(0)
 	th.Join()
 	own.done()
 }
