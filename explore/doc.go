@@ -12,7 +12,10 @@
 // A test hands [Check] a model: a function that sets up state, starts
 // threads with [Go], joins them and asserts what must hold at the end. The
 // explorer runs the model again and again, depth-first over the choices,
-// until every schedule within the preemption bound has run:
+// until every schedule within the preemption bound has run. Inside this
+// module a model may use internal/xsync directly, as here; from outside, it
+// drives vsched's public packages (runq, and the kernel once it exists),
+// whose synchronization goes through xsync:
 //
 //	func TestCounter(t *testing.T) {
 //		explore.Check(t, func() {
