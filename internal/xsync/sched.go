@@ -5,6 +5,7 @@ package xsync
 import (
 	"runtime"
 	"sync"
+	"time"
 )
 
 // Mutex is a mutual exclusion lock; the zero value is unlocked. It guards
@@ -28,8 +29,9 @@ func (m *Mutex) Unlock() { m.mu.Unlock() }
 //
 // The zero value is a Note with no Wakeup pending.
 type Note struct {
-	once sync.Once
-	ch   chan struct{}
+	once  sync.Once
+	ch    chan struct{}
+	timer *time.Timer // SleepFor's, made on first use
 }
 
 func (n *Note) init() { n.once.Do(func() { n.ch = make(chan struct{}, 1) }) }
@@ -38,6 +40,25 @@ func (n *Note) init() { n.once.Do(func() { n.ch = make(chan struct{}, 1) }) }
 func (n *Note) Sleep() {
 	n.init()
 	<-n.ch
+}
+
+// SleepFor is Sleep with a timeout: it returns true when it consumed a
+// Wakeup and false when d passed first (the runtime's notetsleep). Only one
+// goroutine may sleep on a Note at a time.
+func (n *Note) SleepFor(d time.Duration) bool {
+	n.init()
+	if n.timer == nil {
+		n.timer = time.NewTimer(d)
+	} else {
+		n.timer.Reset(d)
+	}
+	select {
+	case <-n.ch:
+		n.timer.Stop()
+		return true
+	case <-n.timer.C:
+		return false
+	}
 }
 
 // Wakeup makes the current or the next Sleep return. It does not block.
@@ -61,3 +82,31 @@ func Spin() { runtime.Gosched() }
 // monitor through Go so that the explorer build can run them as threads it
 // controls.
 func Go(fn func()) { go fn() }
+
+// Event is a one-shot broadcast: after Set, every Wait returns at once. The
+// scheduler's Shutdown and Close wait on Events for the workers to stop.
+// The zero value is an Event that is not set.
+type Event struct {
+	once sync.Once
+	ch   chan struct{}
+	set  sync.Once
+}
+
+func (e *Event) init() { e.once.Do(func() { e.ch = make(chan struct{}) }) }
+
+// Set sets the event; later calls do nothing.
+func (e *Event) Set() {
+	e.init()
+	e.set.Do(func() { close(e.ch) })
+}
+
+// Wait blocks until the event is set.
+func (e *Event) Wait() { <-e.Done() }
+
+// Done returns a channel that is closed when the event is set, for a select
+// that also waits for something else (a context). The explorer build does
+// not model it: a model must use Wait.
+func (e *Event) Done() <-chan struct{} {
+	e.init()
+	return e.ch
+}

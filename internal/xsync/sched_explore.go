@@ -5,6 +5,7 @@ package xsync
 import (
 	"runtime"
 	"sync"
+	"time"
 	"unsafe"
 
 	"github.com/vsched/vsched/internal/explorer"
@@ -39,8 +40,9 @@ func (m *Mutex) Unlock() {
 // thread asleep with no wakeup coming is reported as a deadlock: a lost
 // wakeup.
 type Note struct {
-	once sync.Once
-	ch   chan struct{}
+	once  sync.Once
+	ch    chan struct{}
+	timer *time.Timer
 }
 
 func (n *Note) init() { n.once.Do(func() { n.ch = make(chan struct{}, 1) }) }
@@ -53,6 +55,28 @@ func (n *Note) Sleep() {
 		return
 	}
 	explorer.Point(explorer.OpSleep, unsafe.Pointer(n), skip)
+}
+
+// SleepFor is Sleep with a timeout; see the default build. Time is not
+// modelled: a model must not reach SleepFor (the scheduler's monitor, its
+// only user, does not run in models).
+func (n *Note) SleepFor(d time.Duration) bool {
+	if explorer.Active() {
+		panic("xsync: Note.SleepFor is not modelled: time does not pass in a model")
+	}
+	n.init()
+	if n.timer == nil {
+		n.timer = time.NewTimer(d)
+	} else {
+		n.timer.Reset(d)
+	}
+	select {
+	case <-n.ch:
+		n.timer.Stop()
+		return true
+	case <-n.timer.C:
+		return false
+	}
 }
 
 // Wakeup makes the current or the next Sleep return. It does not block.
@@ -88,4 +112,50 @@ func Go(fn func()) {
 		return
 	}
 	explorer.Go(fn, skip)
+}
+
+// Event is a one-shot broadcast; see the default build. In a model Set and
+// Wait are scheduling points, and a Wait with no Set coming is reported as a
+// deadlock. A model may have one waiter per Event at a time.
+type Event struct {
+	once  sync.Once
+	ch    chan struct{}
+	set   sync.Once
+	state Uint32 // 1 once set, in a model
+	note  Note   // a waiter in a model sleeps here
+}
+
+func (e *Event) init() { e.once.Do(func() { e.ch = make(chan struct{}) }) }
+
+// Set sets the event; later calls do nothing.
+func (e *Event) Set() {
+	if explorer.Active() {
+		if e.state.Swap(1) == 0 {
+			e.note.Wakeup()
+		}
+		return
+	}
+	e.init()
+	e.set.Do(func() { close(e.ch) })
+}
+
+// Wait blocks until the event is set.
+func (e *Event) Wait() {
+	if explorer.Active() {
+		if e.state.Load() == 0 {
+			e.note.Sleep()
+		}
+		return
+	}
+	<-e.Done()
+}
+
+// Done returns a channel that is closed when the event is set. It is not
+// modelled: a model must use Wait.
+func (e *Event) Done() <-chan struct{} {
+	if explorer.Active() {
+		panic("xsync: Event.Done is not modelled: a model must use Wait")
+	}
+	e.init()
+	return e.ch
 }

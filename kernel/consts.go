@@ -1,0 +1,49 @@
+package kernel
+
+import (
+	"time"
+
+	"github.com/vsched/vsched/runq"
+	"github.com/vsched/vsched/steal"
+)
+
+// The scheduler's constants, each with the runtime name it mirrors.
+const (
+	// fairnessTick: every 61st non-inherited execution on a P first takes
+	// one task from a non-empty global queue (schedtick%61 in findRunnable).
+	fairnessTick = 61
+
+	// globalBatch is the most a P takes from the global queue at once: half
+	// of its ring (globrunqgetbatch(len(pp.runq)/2)).
+	globalBatch = runq.Size / 2
+
+	// stealTries is the number of steal passes; runnext only on the last.
+	stealTries = steal.Tries
+
+	// gfreeMax and gfreeKeep bound a P's free list of task records: at
+	// gfreeMax it moves records to the global list until gfreeKeep remain,
+	// and an empty one takes up to gfreeKeep back (gfput, gfget).
+	gfreeMax  = 64
+	gfreeKeep = 32
+
+	// publishEvery is how many task runs a P counts before it publishes its
+	// counters to Stats; it also publishes whenever it goes idle.
+	publishEvery = 64
+
+	// forcePreempt is how long a runnext chain may share one time slice
+	// before the monitor breaks it (forcePreemptNS), and how long a P may
+	// stay in Block with work queued behind it before the monitor retakes
+	// it anyway (the 10 ms of retake's syscall check).
+	forcePreempt = 10 * time.Millisecond
+
+	// monitorMinDelay and monitorMaxDelay bound the monitor's sleep while
+	// something runs: it starts at 20 µs and doubles after 50 rounds in
+	// which it did nothing, up to 10 ms (sysmon's delay).
+	monitorMinDelay   = 20 * time.Microsecond
+	monitorMaxDelay   = 10 * time.Millisecond
+	monitorIdleRounds = 50
+
+	// defaultStallThreshold is how long a task may run before the monitor
+	// reports it as a stall.
+	defaultStallThreshold = 10 * time.Millisecond
+)

@@ -1,0 +1,390 @@
+package kernel
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"time"
+
+	"github.com/vsched/vsched/internal/xsync"
+	"github.com/vsched/vsched/runq"
+	"github.com/vsched/vsched/steal"
+)
+
+// Errors returned by the kernel. Compare them with [errors.Is].
+var (
+	// ErrClosed is returned by [Kernel.Go] and [Kernel.GoBatch] once
+	// [Kernel.Shutdown] or [Kernel.Close] has been called, and by
+	// Shutdown when Close stopped the kernel first.
+	ErrClosed = errors.New("kernel: closed")
+	// ErrNilFunc is returned for a nil task function.
+	ErrNilFunc = errors.New("kernel: nil task function")
+	// ErrInTask is returned by [Kernel.Shutdown] called from inside a task,
+	// which would wait for itself. Call it from another goroutine.
+	ErrInTask = errors.New("kernel: Shutdown called from inside a task")
+	// ErrBadOption is returned by [New] for an invalid option.
+	ErrBadOption = errors.New("kernel: invalid option")
+)
+
+// The kernel's life cycle, in Kernel.state.
+const (
+	stateRunning  = iota // accepting work
+	stateDraining        // Shutdown: no intake; running until quiescent
+	stateStopped         // every M exits at its next scheduling point
+)
+
+// Kernel is a work-stealing scheduler of tasks: procs Ps, each with a local
+// run queue, Ms (worker goroutines) that run them, a global queue, and a
+// monitor. See the package documentation for how it works.
+//
+// A Kernel is safe for concurrent use. Stop it with [Kernel.Shutdown] or
+// [Kernel.Close]; until then its idle workers stay parked, using no CPU.
+type Kernel struct {
+	procs int
+	allp  []*p
+	order *steal.Order
+
+	// Options, fixed by New.
+	pause          steal.Pause
+	panicHandler   func(v any, stack []byte)
+	stallThreshold time.Duration
+	stallHook      func(Stall)
+	eagerBlock     bool
+	monitor        bool
+	seed           uint64
+	manual         bool // driven by a test as its only M; see testhook.go
+
+	// Read without the lock, written with it held.
+	state xsync.Uint32
+
+	// sched.lock and what it guards.
+	lock       xsync.Mutex
+	global     runq.Global[g]
+	pidle      *p // idle Ps, linked through p.link
+	midle      *m // idle Ms, linked through m.link
+	mcount     int
+	nextMID    int
+	syswait    mQueue // Ms back from Block waiting for a P, FIFO
+	gfree      *g     // global free list of task records
+	ngfree     int
+	dropped    uint64
+	remote     uint64 // tasks submitted from outside
+	monitorRun bool   // the monitor goroutine has not exited
+	drained    bool   // stopped by Shutdown once quiescent, not by Close
+
+	npidle       xsync.Int32  // len(pidle), read without the lock
+	nmspinning   xsync.Int32  // spinning Ms, and wakep's pending increments
+	needspinning xsync.Uint32 // a spinning M found work it could not take
+	nmsys        xsync.Int32  // Ms in Block, until they hold a P again
+	nsyswait     xsync.Int32  // len(syswait), read without the lock
+	ngfreeHint   xsync.Int32  // ngfree, read without the lock
+	allm         xsync.Pointer[[]*m]
+
+	// Counters kept outside the Ps.
+	mparks, munparks, handoffs, stalls, outsideWakes xsync.Uint64
+
+	mon     monitorState
+	monNote xsync.Note
+	monMode xsync.Uint32 // monAwake, monDeep or monTimed
+	exited  xsync.Event  // every M and the monitor have exited
+}
+
+// An Option configures a [Kernel] made by [New].
+type Option func(*Kernel) error
+
+// WithProcs sets the number of Ps, the most tasks that run at once. The
+// default is runtime.GOMAXPROCS(0). New returns an error wrapping
+// [ErrBadOption] for n < 1.
+func WithProcs(n int) Option {
+	return func(k *Kernel) error {
+		if n < 1 {
+			return fmt.Errorf("%w: WithProcs(%d): want at least 1 P", ErrBadOption, n)
+		}
+		k.procs = n
+		return nil
+	}
+}
+
+// WithPanicHandler recovers a task's panic and calls h with the value and
+// the stack of the panicking goroutine; the task is then finished (dead) and
+// the kernel keeps running. h runs on the worker that ran the task and must
+// not block for long. Without a handler, a task's panic crashes the program
+// as an unrecovered panic in a goroutine does.
+func WithPanicHandler(h func(v any, stack []byte)) Option {
+	return func(k *Kernel) error {
+		k.panicHandler = h
+		return nil
+	}
+}
+
+// WithStealPause sets what a thief does before it takes a running victim's
+// runnext (the runtime's usleep(3)); see [steal.Pause]. The default is
+// steal.SpinPause(steal.RunNextPause). A nil pause takes runnext at once.
+func WithStealPause(pause steal.Pause) Option {
+	return func(k *Kernel) error {
+		k.pause = pause
+		return nil
+	}
+}
+
+// WithStall sets the threshold past which the monitor reports a task that
+// is still running (default 10 ms) and an optional hook it calls for each
+// report, from the monitor's goroutine; the hook must not block. Stalls are
+// counted in [Stats.Stalls] either way. New returns an error wrapping
+// [ErrBadOption] for a threshold that is not positive.
+func WithStall(threshold time.Duration, hook func(Stall)) Option {
+	return func(k *Kernel) error {
+		if threshold <= 0 {
+			return fmt.Errorf("%w: WithStall(%v): want a positive threshold", ErrBadOption, threshold)
+		}
+		k.stallThreshold, k.stallHook = threshold, hook
+		return nil
+	}
+}
+
+// BlockHandoff says when [Ctx.Block] hands its P to another M.
+type BlockHandoff int
+
+const (
+	// HandoffLazy keeps the P with the blocked M, marked as in Block, and
+	// lets the monitor retake it if the block lasts: the runtime's
+	// entersyscall and sysmon's retake. A short Block costs two atomic
+	// operations. It is the default.
+	HandoffLazy BlockHandoff = iota
+	// HandoffEager hands the P off as Block starts (entersyscallblock),
+	// which costs an M wakeup when there is work for the P, but never
+	// leaves queued tasks waiting for the monitor.
+	HandoffEager
+)
+
+// WithBlockHandoff chooses when [Ctx.Block] hands its P off; the default is
+// [HandoffLazy].
+func WithBlockHandoff(h BlockHandoff) Option {
+	return func(k *Kernel) error {
+		switch h {
+		case HandoffLazy, HandoffEager:
+			k.eagerBlock = h == HandoffEager
+			return nil
+		}
+		return fmt.Errorf("%w: WithBlockHandoff(%d)", ErrBadOption, h)
+	}
+}
+
+// New returns a running kernel with no workers started yet: the first task
+// starts one. See [Option] for what can be configured.
+func New(opts ...Option) (*Kernel, error) {
+	k := &Kernel{
+		procs:          runtime.GOMAXPROCS(0),
+		pause:          defaultPause,
+		stallThreshold: defaultStallThreshold,
+		monitor:        true,
+		seed:           rand.Uint64(),
+	}
+	for _, opt := range opts {
+		if opt == nil {
+			return nil, fmt.Errorf("%w: a nil Option", ErrBadOption)
+		}
+		if err := opt(k); err != nil {
+			return nil, err
+		}
+	}
+	k.order = steal.NewOrder(k.procs)
+	k.allp = make([]*p, k.procs)
+	for i := range k.allp {
+		k.allp[i] = &p{id: i, batch: make([]*g, 0, globalBatch)}
+	}
+	k.mon.ps = make([]monitorP, k.procs)
+	empty := []*m{}
+	k.allm.Store(&empty)
+	k.lock.Lock()
+	// Every P starts idle; Ps are taken off the idle list in reverse, so
+	// push them in reverse to hand out P0 first.
+	for i := len(k.allp) - 1; i >= 0; i-- {
+		if k.manual {
+			k.allp[i].status.Store(pRunning)
+			continue
+		}
+		k.pidleput(k.allp[i])
+	}
+	k.monitorRun = k.monitor
+	k.lock.Unlock()
+	if k.monitor {
+		xsync.Go(k.sysmon)
+	}
+	return k, nil
+}
+
+// Procs returns the number of Ps.
+func (k *Kernel) Procs() int { return k.procs }
+
+// Go submits fn as a new task from any goroutine. The task goes to the tail
+// of the global queue and an idle P is woken for it (wakep); from inside a
+// task, [Ctx.Go] is faster and runs the child next on the same P.
+//
+// Go returns [ErrNilFunc] for a nil fn and [ErrClosed] once Shutdown or
+// Close has been called; the task is then not run.
+func (k *Kernel) Go(fn func(*Ctx)) error {
+	if fn == nil {
+		return ErrNilFunc
+	}
+	k.lock.Lock()
+	if k.state.Load() != stateRunning {
+		k.lock.Unlock()
+		return ErrClosed
+	}
+	gp := k.gfgetLocked()
+	gp.fn = fn
+	k.global.Put(gp)
+	k.remote++
+	k.lock.Unlock()
+	k.wakep()
+	return nil
+}
+
+// GoBatch submits every function of fns as a new task from any goroutine,
+// with one acquisition of the scheduler lock: the tasks go to the tail of the
+// global queue in order and one M is started per idle P, up to one per task
+// (the runtime's injectglist without a P). It returns [ErrNilFunc] if any
+// function is nil and [ErrClosed] once Shutdown or Close has been called;
+// either way no task of the batch is run.
+func (k *Kernel) GoBatch(fns ...func(*Ctx)) error {
+	for _, fn := range fns {
+		if fn == nil {
+			return ErrNilFunc
+		}
+	}
+	if len(fns) == 0 {
+		return nil
+	}
+	gs := make([]*g, len(fns))
+	k.lock.Lock()
+	if k.state.Load() != stateRunning {
+		k.lock.Unlock()
+		return ErrClosed
+	}
+	for i, fn := range fns {
+		gs[i] = k.gfgetLocked()
+		gs[i].fn = fn
+	}
+	k.remote += uint64(len(fns))
+	k.lock.Unlock()
+	k.injectglist(nil, gs)
+	return nil
+}
+
+// Shutdown stops the kernel gracefully: it stops intake ([Kernel.Go] returns
+// [ErrClosed]), lets the kernel run what is queued and what running and
+// woken tasks spawn, and returns once no task is runnable or running and
+// every worker has exited. Tasks parked and never woken are not waited for:
+// [Stats.Parked] counts them, and a Wake after Shutdown has returned drops
+// its task ([Stats.Dropped]).
+//
+// If ctx is done first, Shutdown returns ctx.Err() and the kernel goes on
+// draining; call Close to stop it at once. Shutdown returns [ErrClosed] if
+// Close stopped the kernel first, and [ErrInTask] if called from inside a
+// task, which would wait for itself. It may be called more than once.
+func (k *Kernel) Shutdown(ctx context.Context) error {
+	if k.callerM() != nil {
+		return ErrInTask
+	}
+	k.lock.Lock()
+	closed := false
+	switch k.state.Load() {
+	case stateRunning:
+		k.state.Store(stateDraining)
+		k.checkDrainedLocked()
+	case stateStopped:
+		closed = !k.drained
+	}
+	k.lock.Unlock()
+	if closed {
+		k.exited.Wait()
+		return ErrClosed
+	}
+	if ctx.Done() == nil {
+		k.exited.Wait()
+	} else {
+		select {
+		case <-k.exited.Done():
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	k.lock.Lock()
+	drained := k.drained
+	k.lock.Unlock()
+	if !drained {
+		return ErrClosed
+	}
+	return nil
+}
+
+// Close stops the kernel now: intake stops, queued tasks are dropped and
+// counted in [Stats.Dropped], and every worker exits at its next scheduling
+// point. A task cannot be interrupted, so Close waits for the runs in
+// progress to return (and drops whatever they spawn, yield or wake); called
+// from inside a task, it does not wait for that task's own run. Parked tasks
+// stay parked and are counted in [Stats.Parked]. Close may be called more
+// than once and always returns nil.
+func (k *Kernel) Close() error {
+	self := k.callerM()
+	k.lock.Lock()
+	if k.state.Load() != stateStopped {
+		k.state.Store(stateStopped)
+		for gp := k.global.Get(); gp != nil; gp = k.global.Get() {
+			k.dropLocked(gp)
+		}
+		k.finishLocked()
+	}
+	k.lock.Unlock()
+	if self == nil {
+		k.exited.Wait()
+	}
+	return nil
+}
+
+// checkDrainedLocked finishes a draining kernel once it is quiescent: every
+// P idle (so every local queue empty and no task running), no M in Block,
+// and the global queue empty. Called with the lock held, by Shutdown and by
+// every pidleput.
+func (k *Kernel) checkDrainedLocked() {
+	if k.state.Load() == stateDraining && int(k.npidle.Load()) == k.procs &&
+		k.nmsys.Load() == 0 && k.global.Len() == 0 {
+		k.state.Store(stateStopped)
+		k.drained = true
+		k.finishLocked()
+	}
+}
+
+// finishLocked runs once the kernel is stopped: it wakes every idle M so
+// that it exits, and the monitor. Called with the lock held.
+func (k *Kernel) finishLocked() {
+	for mp := k.midle; mp != nil; {
+		next := mp.link
+		mp.link, mp.nextp = nil, nil
+		mp.note.Wakeup() // with no P: exit
+		mp = next
+	}
+	k.midle = nil
+	if k.monMode.Swap(monAwake) != monAwake {
+		k.monNote.Wakeup()
+	}
+	k.maybeExitedLocked()
+}
+
+// maybeExitedLocked sets k.exited once the kernel is stopped and every M
+// and the monitor have exited. Called with the lock held.
+func (k *Kernel) maybeExitedLocked() {
+	if k.state.Load() == stateStopped && k.mcount == 0 && !k.monitorRun {
+		k.exited.Set()
+	}
+}
+
+// dropLocked counts a task that will never run because the kernel stopped.
+// Called with the lock held.
+func (k *Kernel) dropLocked(gp *g) {
+	k.dropped++
+	gp.fn = nil
+}

@@ -1,0 +1,140 @@
+package kernel
+
+import (
+	"time"
+
+	"github.com/vsched/vsched/internal/xsync"
+)
+
+// The monitor's sleep modes, in Kernel.monMode. Whoever moves it from a
+// sleeping mode to monAwake owns the one Wakeup of monNote.
+const (
+	monAwake = iota
+	monDeep  // asleep until a P starts running
+	monTimed // asleep for its delay
+)
+
+// Stall describes a task that has run past the stall threshold without
+// returning; see [WithStall].
+type Stall struct {
+	P       int           // the P it runs on
+	Running time.Duration // how long it has run, as the monitor measured it
+}
+
+// monitorState is what the monitor remembers between its rounds (the
+// runtime's sysmontick per P).
+type monitorState struct {
+	ps []monitorP
+}
+
+type monitorP struct {
+	ticks       uint64 // p.ticks at the last change the monitor saw
+	tickWhen    int64  // when it saw schedtick change
+	runWhen     int64  // when it saw runseq change
+	reported    bool   // this run was reported as a stall
+	syscalltick uint32
+	syscallWhen int64
+}
+
+// sysmon is the monitor goroutine (the runtime's sysmon). While any P runs
+// it wakes every 20 µs to 10 ms and retakes Ps from Ms stuck in Block,
+// breaks runnext chains that hold a P for a whole time slice, and reports
+// stalled tasks. With every P idle and no M in Block it sleeps until a P
+// starts running, so an idle kernel uses no CPU.
+func (k *Kernel) sysmon() {
+	delay, idle := monitorMinDelay, 0
+	for {
+		if k.state.Load() == stateStopped {
+			k.lock.Lock()
+			k.monitorRun = false
+			k.maybeExitedLocked()
+			k.lock.Unlock()
+			return
+		}
+		if k.quiet() {
+			k.monMode.Store(monDeep)
+			// Look again after announcing the sleep: pidleget takes a P
+			// first and then looks at monMode, so one of the two sees
+			// the other.
+			if !k.quiet() && k.monMode.Cas(monDeep, monAwake) {
+				continue
+			}
+			k.monNote.Sleep()
+			delay, idle = monitorMinDelay, 0
+			continue
+		}
+		if idle > monitorIdleRounds {
+			delay = min(2*delay, monitorMaxDelay)
+		} else {
+			delay = monitorMinDelay
+		}
+		k.monMode.Store(monTimed)
+		if !k.monNote.SleepFor(delay) && !k.monMode.Cas(monTimed, monAwake) {
+			// Somebody took the sleep over and is waking us: consume
+			// that wakeup, so that the note is clean.
+			k.monNote.Sleep()
+		}
+		if k.retake(xsync.Nanotime()) {
+			idle = 0
+		} else {
+			idle++
+		}
+	}
+}
+
+// quiet reports whether there is nothing for the monitor to watch.
+func (k *Kernel) quiet() bool {
+	return int(k.npidle.Load()) == k.procs && k.nmsys.Load() == 0
+}
+
+// retake is one round of the monitor over the Ps (the runtime's retake).
+// It reports whether it did anything.
+func (k *Kernel) retake(now int64) bool {
+	did := false
+	for i, pp := range k.allp {
+		s := &k.mon.ps[i]
+		switch pp.status.Load() {
+		case pSyscall:
+			s.runWhen = now // time in Block is not a stall
+			t := pp.syscalltick.Load()
+			if s.syscalltick != t {
+				s.syscalltick, s.syscallWhen = t, now
+				continue
+			}
+			// Leave the P with its M if it has no work queued, other Ms
+			// look for work elsewhere, and the Block is young.
+			if pp.runq.Empty() && k.nmspinning.Load()+k.npidle.Load() > 0 &&
+				now-s.syscallWhen < int64(forcePreempt) {
+				continue
+			}
+			if pp.status.Cas(pSyscall, pIdle) {
+				k.handoffs.Add(1)
+				pp.m = nil
+				k.handoffp(pp)
+				did = true
+			}
+		case pRunning:
+			ticks := pp.ticks.Load()
+			if uint32(ticks) != uint32(s.ticks) {
+				s.tickWhen = now
+			} else if now-s.tickWhen >= int64(forcePreempt) {
+				// One time slice for a whole runnext chain: break it.
+				pp.preempt.Store(1)
+				s.tickWhen = now
+				did = true
+			}
+			if ticks>>32 != s.ticks>>32 {
+				s.runWhen, s.reported = now, false
+			} else if !s.reported && now-s.runWhen >= int64(k.stallThreshold) {
+				s.reported = true
+				k.stalls.Add(1)
+				if k.stallHook != nil {
+					k.stallHook(Stall{P: i, Running: time.Duration(now - s.runWhen)})
+				}
+				did = true
+			}
+			s.ticks = ticks
+		}
+	}
+	return did
+}

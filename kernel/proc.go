@@ -1,0 +1,777 @@
+package kernel
+
+import (
+	"github.com/vsched/vsched/internal/xsync"
+	"github.com/vsched/vsched/runq"
+)
+
+// The states of a P, in p.status.
+const (
+	pIdle    = iota // on the idle list, or being handed to an M
+	pRunning        // owned by an M that runs tasks or looks for them
+	pSyscall        // its M is in Block; the monitor may take it
+)
+
+// p is a processor: the right to run tasks, with its local run queue.
+type p struct {
+	id   int
+	runq runq.Queue[g]
+
+	// Owned by the P's current M.
+	m         *m
+	schedtick uint32 // non-inherited runs: the time slice counter
+	runseq    uint32 // every run, for the monitor's stall check
+	resume    *g     // a task whose park commit failed: it runs next
+	gfree     *g
+	ngfree    int
+	batch     []*g // room for a batch from the global queue
+	c         counters
+	link      *p // the idle list, under the lock
+
+	// Shared.
+	status      xsync.Uint32
+	idle        xsync.Uint32 // on the idle list (the runtime's idlepMask bit)
+	preempt     xsync.Uint32 // the monitor asks to break a runnext chain
+	ticks       xsync.Uint64 // runseq<<32 | schedtick, for the monitor
+	syscalltick xsync.Uint32 // Blocks entered, for the monitor
+	pub         published
+	_           [64]byte
+}
+
+// m is a worker goroutine, the runtime's M.
+type m struct {
+	k        *Kernel
+	id       int
+	gid      uintptr // xsync.Getg of its goroutine
+	p        *p      // the P it holds, or nil
+	nextp    *p      // the P it is woken with, or nil to exit
+	spinning bool
+	curg     *g // the task it runs, or nil
+	link     *m // the idle list or syswait, under the lock
+	note     xsync.Note
+	rng      uint64
+	testRand func() uint32 // a manual kernel's steal randomness
+}
+
+// mQueue is a FIFO of Ms linked through m.link.
+type mQueue struct{ head, tail *m }
+
+func (q *mQueue) push(mp *m) {
+	mp.link = nil
+	if q.tail == nil {
+		q.head = mp
+	} else {
+		q.tail.link = mp
+	}
+	q.tail = mp
+}
+
+func (q *mQueue) pop() *m {
+	mp := q.head
+	if mp != nil {
+		q.head = mp.link
+		if q.head == nil {
+			q.tail = nil
+		}
+		mp.link = nil
+	}
+	return mp
+}
+
+// random returns the M's next random number (wyrand), or the test's.
+func (mp *m) random() uint32 {
+	if mp.testRand != nil {
+		return mp.testRand()
+	}
+	mp.rng += 0xa0761d6478bd642f
+	hi, lo := mul64(mp.rng, mp.rng^0xe7037ed1a0b428db)
+	return uint32(hi ^ lo)
+}
+
+func mul64(x, y uint64) (hi, lo uint64) {
+	const mask32 = 1<<32 - 1
+	x0, x1 := x&mask32, x>>32
+	y0, y1 := y&mask32, y>>32
+	w0 := x0 * y0
+	t := x1*y0 + w0>>32
+	w1, w2 := t&mask32, t>>32
+	w1 += x0 * y1
+	return x1*y1 + w2 + w1>>32, x * y
+}
+
+// mstart is the body of an M's goroutine: acquire the P it was started
+// with, then schedule until told to exit.
+func (k *Kernel) mstart(mp *m) {
+	mp.gid = xsync.Getg()
+	k.lock.Lock()
+	k.addm(mp)
+	k.lock.Unlock()
+	k.acquirep(mp, mp.nextp)
+	mp.nextp = nil
+	for {
+		gp, inheritTime := k.schedule(mp)
+		if gp == nil {
+			return
+		}
+		if !k.execute(mp, gp, inheritTime) {
+			return
+		}
+	}
+}
+
+// newmLocked returns a new M, counted; the caller starts its goroutine.
+// Called with the lock held.
+func (k *Kernel) newmLocked() *m {
+	k.mcount++
+	k.nextMID++
+	return &m{k: k, id: k.nextMID, rng: k.seed + uint64(k.nextMID)*0x9e3779b97f4a7c15}
+}
+
+// addm and delm keep k.allm, the Ms that may call back into the kernel
+// from a task, copy-on-write. Called with the lock held.
+func (k *Kernel) addm(mp *m) {
+	old := *k.allm.Load()
+	all := append(append(make([]*m, 0, len(old)+1), old...), mp)
+	k.allm.Store(&all)
+}
+
+func (k *Kernel) delm(mp *m) {
+	old := *k.allm.Load()
+	all := make([]*m, 0, len(old))
+	for _, x := range old {
+		if x != mp {
+			all = append(all, x)
+		}
+	}
+	k.allm.Store(&all)
+}
+
+// callerM returns the M whose goroutine is the caller, or nil.
+func (k *Kernel) callerM() *m {
+	id := xsync.Getg()
+	for _, mp := range *k.allm.Load() {
+		if mp.gid == id {
+			return mp
+		}
+	}
+	return nil
+}
+
+func (k *Kernel) acquirep(mp *m, pp *p) {
+	if pp.m != nil || mp.p != nil {
+		panic("acquirep: P or M already in use")
+	}
+	pp.m, mp.p = mp, pp
+	pp.status.Store(pRunning)
+}
+
+func (k *Kernel) releasep(mp *m) *p {
+	pp := mp.p
+	pp.m, mp.p = nil, nil
+	pp.status.Store(pIdle)
+	return pp
+}
+
+// schedule finds a task for mp to run (the runtime's schedule). It returns
+// nil when the M must exit, having released everything it held.
+func (k *Kernel) schedule(mp *m) (*g, bool) {
+	for {
+		if k.state.Load() == stateStopped {
+			k.mexit(mp)
+			return nil, false
+		}
+		// An M back from Block waits for a P ahead of queued tasks.
+		if k.nsyswait.Load() != 0 && k.givepSyswait(mp) {
+			if !k.stopm(mp) {
+				k.mexit(mp)
+				return nil, false
+			}
+			continue
+		}
+		if mp.spinning && (mp.p.resume != nil || !mp.p.runq.Empty()) {
+			panic("schedule: spinning with local work")
+		}
+		gp, inheritTime := k.findRunnable(mp)
+		if gp == nil {
+			k.mexit(mp)
+			return nil, false
+		}
+		if k.state.Load() == stateStopped {
+			k.lock.Lock()
+			k.dropLocked(gp)
+			k.lock.Unlock()
+			continue
+		}
+		// The last spinning M to find work must start another.
+		if mp.spinning {
+			k.resetspinning(mp)
+		}
+		return gp, inheritTime
+	}
+}
+
+// findRunnable returns a task to run on mp's P, in the runtime's order:
+// a failed park's task, the 61-tick global check, the local queue, a
+// fair-share batch of the global queue, four steal passes; and when all of
+// that finds nothing, it drops the P and parks the M (stopm) until wakep
+// hands it a P again. It returns nil when the M must exit (the kernel
+// stopped); the M may then still hold a P.
+func (k *Kernel) findRunnable(mp *m) (gp *g, inheritTime bool) {
+top:
+	pp := mp.p
+	if k.state.Load() == stateStopped {
+		return nil, false
+	}
+	if gp := pp.resume; gp != nil {
+		pp.resume = nil
+		return gp, true
+	}
+
+	// Check the global queue once in a while for fairness: two tasks that
+	// keep spawning each other would otherwise hold the P forever.
+	if pp.schedtick%fairnessTick == 0 && k.global.Len() > 0 {
+		k.lock.Lock()
+		gp := k.global.Get()
+		k.lock.Unlock()
+		if gp != nil {
+			pp.c.globalPulls++
+			return gp, false
+		}
+	}
+
+	// The local queue.
+	if gp, inheritTime := pp.runq.Get(); gp != nil {
+		if inheritTime {
+			if pp.preempt.Load() != 0 {
+				// The monitor found this runnext chain holding the P for
+				// a whole time slice: the task that would inherit it goes
+				// to the global tail instead, as sysmon's preemption sends
+				// the running one there.
+				pp.preempt.Store(0)
+				k.lock.Lock()
+				k.global.Put(gp)
+				k.lock.Unlock()
+				goto top
+			}
+			pp.c.runnextHits++
+		}
+		return gp, inheritTime
+	}
+
+	// The global queue: a fair share, the rest into the empty local ring.
+	if k.global.Len() > 0 {
+		k.lock.Lock()
+		gp, rest := k.global.GetBatch(globalBatch, k.procs, pp.batch[:0])
+		k.lock.Unlock()
+		if gp != nil {
+			k.runqputbatch(pp, rest)
+			return gp, false
+		}
+	}
+
+	// The netpoll hook: nothing to poll until the netpoll issue.
+
+	// Steal, if this M spins already or not too many do: at most half of
+	// the busy Ps may have spinning Ms.
+	if mp.spinning || 2*k.nmspinning.Load() < int32(k.procs)-k.npidle.Load() {
+		if !mp.spinning {
+			k.becomeSpinning(mp)
+		}
+		gp, newWork := k.stealWork(mp)
+		if gp != nil {
+			return gp, false
+		}
+		if newWork {
+			goto top
+		}
+	}
+
+	if k.manual {
+		// A manual kernel's M never parks: nothing to run anywhere.
+		if mp.spinning {
+			mp.spinning = false
+			k.nmspinning.Add(-1)
+		}
+		return nil, false
+	}
+
+	// Drop the P. Under the lock, look at the global queue one last time,
+	// and become the spinner that a spinning M asked for (needspinning)
+	// rather than go idle.
+	k.lock.Lock()
+	if k.state.Load() == stateStopped {
+		k.lock.Unlock()
+		return nil, false
+	}
+	if k.global.Len() > 0 {
+		gp, rest := k.global.GetBatch(globalBatch, k.procs, pp.batch[:0])
+		k.lock.Unlock()
+		k.runqputbatch(pp, rest)
+		return gp, false
+	}
+	if !mp.spinning && k.needspinning.Load() == 1 {
+		k.becomeSpinning(mp)
+		k.lock.Unlock()
+		goto top
+	}
+	k.releasep(mp)
+	k.releasePLocked(pp)
+	k.lock.Unlock()
+
+	// The delicate dance: a spinning M stops spinning first and only then
+	// looks at every queue again. A submitter publishes its task first and
+	// then looks at nmspinning; the decrement and its load are ordered by
+	// the atomic read-modify-write, so one of the two sees the other.
+	if mp.spinning {
+		mp.spinning = false
+		if k.nmspinning.Add(-1) < 0 {
+			panic("findRunnable: negative nmspinning")
+		}
+		if gp, pp := k.recheckNoP(); pp != nil {
+			k.acquirep(mp, pp)
+			k.becomeSpinning(mp)
+			if gp != nil {
+				k.runqputbatch(pp, pp.batch)
+				pp.batch = pp.batch[:0]
+				return gp, false
+			}
+			goto top
+		}
+	}
+
+	// The blocking netpoll hook: nothing to poll until the netpoll issue.
+
+	if !k.stopm(mp) {
+		return nil, false
+	}
+	goto top
+}
+
+// recheckNoP is the spinning-to-idle recheck of an M that has dropped its
+// P and its spinning: the global queue, then every P's local queue. When
+// either has work it returns an idle P (pidlegetSpinning), with a global
+// batch: the task to run and the rest in the P's batch buffer. It returns
+// a nil P when there is no work, or no idle P to take it (needspinning is
+// then set, and a non-spinning M about to go idle spins instead).
+func (k *Kernel) recheckNoP() (*g, *p) {
+	k.lock.Lock()
+	if k.global.Len() > 0 {
+		if pp := k.pidlegetSpinning(); pp != nil {
+			gp, rest := k.global.GetBatch(globalBatch, k.procs, pp.batch[:0])
+			pp.batch = rest
+			k.lock.Unlock()
+			return gp, pp
+		}
+	}
+	k.lock.Unlock()
+	// checkRunqsNoP. The idle flags are read now rather than from a
+	// snapshot taken before the drop: the Ps never change, and a P that
+	// went idle since has an empty queue that nobody can fill.
+	for _, p2 := range k.allp {
+		if p2.idle.Load() == 0 && !p2.runq.Empty() {
+			k.lock.Lock()
+			pp := k.pidlegetSpinning()
+			k.lock.Unlock()
+			return nil, pp
+		}
+	}
+	return nil, nil
+}
+
+// stealWork makes stealTries passes over the other Ps in random orders and
+// steals half of the first non-empty local queue it finds; runnext only on
+// the last pass (the runtime's stealWork). newWork reports that the kernel
+// stopped meanwhile.
+func (k *Kernel) stealWork(mp *m) (gp *g, newWork bool) {
+	pp := mp.p
+	for i := range stealTries {
+		stealRunNext := i == stealTries-1
+		for e := k.order.Start(mp.random()); !e.Done(); e.Next() {
+			if k.state.Load() == stateStopped {
+				return nil, true
+			}
+			p2 := k.allp[e.Position()]
+			if p2 == pp || p2.idle.Load() != 0 {
+				continue
+			}
+			if gp := p2.runq.StealInto(&pp.runq, stealRunNext, k.pause); gp != nil {
+				pp.c.stealOps++
+				pp.c.stolen += 1 + uint64(pp.runq.Len())
+				return gp, false
+			}
+		}
+	}
+	return nil, false
+}
+
+// runqput puts gp on pp's local queue, in runnext with next, and moves an
+// overflow to the global queue (runqput and runqputslow). Executed only by
+// pp's owner.
+func (k *Kernel) runqput(pp *p, gp *g, next bool) {
+	if batch := pp.runq.Put(gp, next); batch != nil {
+		pp.c.overflows++
+		k.lock.Lock()
+		k.globrunqputbatchLocked(batch)
+		k.lock.Unlock()
+	}
+}
+
+// runqputbatch puts a batch from the global queue into pp's empty ring.
+func (k *Kernel) runqputbatch(pp *p, gs []*g) {
+	pp.c.globalPulls += 1 + uint64(len(gs))
+	if rest := pp.runq.PutBatch(gs); len(rest) != 0 {
+		panic("findRunnable: a global batch did not fit the local queue")
+	}
+}
+
+// globrunqputbatchLocked puts gs on the global queue, or drops them if the
+// kernel stopped. Called with the lock held.
+func (k *Kernel) globrunqputbatchLocked(gs []*g) {
+	if k.state.Load() == stateStopped {
+		for _, gp := range gs {
+			k.dropLocked(gp)
+		}
+		return
+	}
+	k.global.PutBatch(gs)
+}
+
+// injectglist makes the tasks of gs runnable (the runtime's injectglist).
+// Without a P, all of them go to the global queue and an M is started per
+// idle P, up to one per task. With pp, only as many as there are idle Ps go
+// to the global queue, each with an M started for it, and the rest go to
+// pp's local queue. Either way a trailing wakep covers Ps that went idle
+// after npidle was read (runtime issue #63555).
+func (k *Kernel) injectglist(pp *p, gs []*g) {
+	if len(gs) == 0 {
+		return
+	}
+	if pp == nil {
+		k.lock.Lock()
+		k.globrunqputbatchLocked(gs)
+		k.lock.Unlock()
+		k.startIdle(len(gs))
+	} else {
+		n := min(int(k.npidle.Load()), len(gs))
+		if n > 0 {
+			k.lock.Lock()
+			k.globrunqputbatchLocked(gs[:n])
+			k.lock.Unlock()
+			k.startIdle(n)
+		}
+		if rest := pp.runq.PutBatch(gs[n:]); len(rest) != 0 {
+			k.lock.Lock()
+			k.globrunqputbatchLocked(rest)
+			k.lock.Unlock()
+		}
+	}
+	k.wakep()
+}
+
+// startIdle starts up to n Ms on idle Ps, not spinning.
+func (k *Kernel) startIdle(n int) {
+	for range n {
+		k.lock.Lock()
+		pp := k.pidlegetSpinning()
+		if pp == nil {
+			k.lock.Unlock()
+			return
+		}
+		k.startm(pp, false, true)
+		k.lock.Unlock()
+	}
+}
+
+// wakep starts a spinning M on an idle P, if there is an idle P and no M
+// spins already (the runtime's wakep). With no idle P it sets needspinning,
+// so that an M about to drop its P spins instead.
+func (k *Kernel) wakep() {
+	if k.nmspinning.Load() != 0 || !k.nmspinning.Cas(0, 1) {
+		return
+	}
+	k.lock.Lock()
+	pp := k.pidlegetSpinning()
+	if pp == nil {
+		if k.nmspinning.Add(-1) < 0 {
+			panic("wakep: negative nmspinning")
+		}
+		k.lock.Unlock()
+		return
+	}
+	k.lock.Unlock()
+	k.startm(pp, true, false)
+}
+
+// becomeSpinning marks mp spinning (the runtime's becomeSpinning).
+func (k *Kernel) becomeSpinning(mp *m) {
+	mp.spinning = true
+	k.nmspinning.Add(1)
+	k.needspinning.Store(0)
+}
+
+// resetspinning is called by a spinning M that found work: it stops
+// spinning and, since it may have been the last spinner, starts another
+// (the runtime's resetspinning).
+func (k *Kernel) resetspinning(mp *m) {
+	mp.spinning = false
+	if k.nmspinning.Add(-1) < 0 {
+		panic("resetspinning: negative nmspinning")
+	}
+	k.wakep()
+}
+
+// startm runs pp on an idle M, or a new one (the runtime's startm). With
+// spinning the caller has already counted the M in nmspinning, and pp's
+// queue must be empty.
+func (k *Kernel) startm(pp *p, spinning, lockHeld bool) {
+	if !lockHeld {
+		k.lock.Lock()
+	}
+	if k.state.Load() == stateStopped {
+		if spinning {
+			k.nmspinning.Add(-1)
+		}
+		k.releasePLocked(pp)
+		if !lockHeld {
+			k.lock.Unlock()
+		}
+		return
+	}
+	nmp := k.midle
+	fresh := nmp == nil
+	if fresh {
+		nmp = k.newmLocked()
+	} else {
+		k.midle = nmp.link
+		nmp.link = nil
+	}
+	if spinning && (pp.resume != nil || !pp.runq.Empty()) {
+		panic("startm: P has runnable tasks")
+	}
+	nmp.spinning = spinning
+	nmp.nextp = pp
+	if !lockHeld {
+		k.lock.Unlock()
+	}
+	if fresh {
+		xsync.Go(func() { k.mstart(nmp) })
+	} else {
+		nmp.note.Wakeup()
+	}
+}
+
+// stopm parks mp on the idle-M list until startm hands it a P (the
+// runtime's stopm). It reports false when the M must exit instead: the
+// kernel stopped, or there are more Ms than Ps outside Block.
+func (k *Kernel) stopm(mp *m) bool {
+	k.lock.Lock()
+	if k.state.Load() == stateStopped || k.mcount-int(k.nmsys.Load()) > k.procs {
+		k.lock.Unlock()
+		return false
+	}
+	mp.link = k.midle
+	k.midle = mp
+	k.lock.Unlock()
+	k.mparks.Add(1)
+	mp.note.Sleep()
+	k.munparks.Add(1)
+	pp := mp.nextp
+	mp.nextp = nil
+	if pp == nil {
+		return false
+	}
+	k.acquirep(mp, pp)
+	return true
+}
+
+// mexit ends an M: whatever its P still holds is dropped (the kernel
+// stopped), the P is released, and the M is no longer counted.
+func (k *Kernel) mexit(mp *m) {
+	if mp.spinning {
+		mp.spinning = false
+		k.nmspinning.Add(-1)
+	}
+	k.lock.Lock()
+	if pp := mp.p; pp != nil {
+		if gp := pp.resume; gp != nil {
+			pp.resume = nil
+			k.dropLocked(gp)
+		}
+		for _, gp := range pp.runq.Drain(pp.batch[:0]) {
+			k.dropLocked(gp)
+		}
+		k.releasep(mp)
+		k.releasePLocked(pp)
+	}
+	k.mcount--
+	k.delm(mp)
+	k.maybeExitedLocked()
+	k.lock.Unlock()
+}
+
+// mdying is called on an M whose goroutine is leaving through
+// runtime.Goexit, or an unrecovered panic, in the middle of gp's run: the
+// task is dead, the P is handed off, and the M is no longer counted.
+func (k *Kernel) mdying(mp *m, gp *g) {
+	gp.ctx.m = nil
+	mp.curg = nil
+	if w := gp.waker; w != nil {
+		w.state.Store(wDead)
+	}
+	if pp := mp.p; pp != nil {
+		k.releasep(mp)
+		k.handoffp(pp)
+	}
+	k.lock.Lock()
+	k.mcount--
+	k.delm(mp)
+	k.maybeExitedLocked()
+	k.lock.Unlock()
+}
+
+// pidleput puts pp on the idle list (the runtime's pidleput). Its queue
+// must be empty. Called with the lock held.
+func (k *Kernel) pidleput(pp *p) {
+	if pp.resume != nil || !pp.runq.Empty() {
+		panic("pidleput: P has runnable tasks")
+	}
+	pp.publish()
+	pp.idle.Store(1)
+	pp.link = k.pidle
+	k.pidle = pp
+	k.npidle.Add(1)
+	k.checkDrainedLocked()
+}
+
+// pidleget takes a P off the idle list, or returns nil (the runtime's
+// pidleget). Called with the lock held.
+func (k *Kernel) pidleget() *p {
+	pp := k.pidle
+	if pp == nil {
+		return nil
+	}
+	k.pidle = pp.link
+	pp.link = nil
+	pp.idle.Store(0)
+	k.npidle.Add(-1)
+	// A P is about to run: wake the monitor from its deep sleep.
+	if k.monMode.Load() == monDeep && k.monMode.Cas(monDeep, monAwake) {
+		k.monNote.Wakeup()
+	}
+	return pp
+}
+
+// pidlegetSpinning is pidleget for an M that found work: with no idle P it
+// sets needspinning (the runtime's pidlegetSpinning). Called with the lock
+// held.
+func (k *Kernel) pidlegetSpinning() *p {
+	pp := k.pidleget()
+	if pp == nil {
+		k.needspinning.Store(1)
+	}
+	return pp
+}
+
+// releasePLocked gives up a P that no M holds: to the first M waiting to
+// come back from Block, else to the idle list. Called with the lock held.
+func (k *Kernel) releasePLocked(pp *p) {
+	if mp := k.syswait.pop(); mp != nil {
+		k.nsyswait.Add(-1)
+		mp.nextp = pp
+		mp.note.Wakeup()
+		return
+	}
+	k.pidleput(pp)
+}
+
+// givepSyswait hands mp's P to the first M waiting to come back from Block,
+// if there is one; mp then holds no P.
+func (k *Kernel) givepSyswait(mp *m) bool {
+	k.lock.Lock()
+	w := k.syswait.pop()
+	if w == nil {
+		k.lock.Unlock()
+		return false
+	}
+	k.nsyswait.Add(-1)
+	w.nextp = k.releasep(mp)
+	k.lock.Unlock()
+	w.note.Wakeup()
+	return true
+}
+
+// handoffp finds an owner for a P whose M is in Block (the runtime's
+// handoffp): an M back from Block that waits for a P, else a new M when
+// there is work or nobody spins, else the idle list.
+func (k *Kernel) handoffp(pp *p) {
+	k.lock.Lock()
+	if mp := k.syswait.pop(); mp != nil {
+		k.nsyswait.Add(-1)
+		mp.nextp = pp
+		k.lock.Unlock()
+		mp.note.Wakeup()
+		return
+	}
+	k.lock.Unlock()
+	if pp.resume != nil || !pp.runq.Empty() || k.global.Len() > 0 {
+		k.startm(pp, false, false)
+		return
+	}
+	// No local work: start a spinner if there is neither a spinning M nor
+	// an idle P, so that work anywhere else is still looked for.
+	if k.nmspinning.Load()+k.npidle.Load() == 0 && k.nmspinning.Cas(0, 1) {
+		k.needspinning.Store(0)
+		k.startm(pp, true, false)
+		return
+	}
+	k.lock.Lock()
+	if k.global.Len() > 0 {
+		k.lock.Unlock()
+		k.startm(pp, false, false)
+		return
+	}
+	k.releasePLocked(pp)
+	k.lock.Unlock()
+}
+
+// entersyscall marks mp's P as in Block, so that the monitor may retake it,
+// or hands it off at once with HandoffEager (entersyscall and
+// entersyscallblock). It returns the P.
+func (k *Kernel) entersyscall(mp *m) *p {
+	pp := mp.p
+	mp.p = nil // the task may not use the P while it blocks
+	k.nmsys.Add(1)
+	pp.syscalltick.Add(1)
+	pp.status.Store(pSyscall)
+	if k.eagerBlock && pp.status.Cas(pSyscall, pIdle) {
+		k.handoffs.Add(1)
+		pp.m = nil
+		k.handoffp(pp)
+	}
+	return pp
+}
+
+// exitsyscall gives mp a P again after Block (the runtime's exitsyscall):
+// its own if nobody took it, else an idle one, else it waits for the next
+// P that comes free, ahead of queued tasks.
+func (k *Kernel) exitsyscall(mp *m, oldp *p) {
+	if oldp.status.Cas(pSyscall, pRunning) {
+		mp.p = oldp
+		k.nmsys.Add(-1)
+		return
+	}
+	k.lock.Lock()
+	pp := k.pidleget()
+	if pp == nil {
+		k.syswait.push(mp)
+		k.nsyswait.Add(1)
+		k.lock.Unlock()
+		mp.note.Sleep()
+		pp = mp.nextp
+		mp.nextp = nil
+		k.lock.Lock()
+	}
+	k.nmsys.Add(-1)
+	k.lock.Unlock()
+	k.acquirep(mp, pp)
+}

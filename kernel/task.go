@@ -1,0 +1,370 @@
+package kernel
+
+import (
+	"runtime/debug"
+
+	"github.com/vsched/vsched/internal/xsync"
+)
+
+// g is a task record, the runtime's g without a stack: the function, its
+// Ctx, the requests of the current run, and the links of the free lists.
+// Records are recycled through per-P and global free lists (gfput, gfget).
+type g struct {
+	fn  func(*Ctx)
+	ctx Ctx
+	k   *Kernel
+	// link chains the record in a free list.
+	link *g
+	// waker is the task's Waker, made at its first Park and kept until it
+	// dies; a dead task's Waker is never reused.
+	waker *Waker
+	// The requests of the current run, read when fn returns.
+	yield   bool
+	parking bool
+}
+
+// Ctx is a running task's handle on the kernel. A task receives it as the
+// argument of its function; it is valid only while that function runs, on
+// the goroutine that runs it. A Ctx used after its task returned, from
+// another goroutine, or inside [Ctx.Block]'s function panics with a message
+// that names the misuse (a record may be recycled for another task, so a
+// Ctx kept past its run must never be used).
+type Ctx struct {
+	g *g
+	m *m // the M running the task, or nil between runs
+}
+
+// running returns the M that runs c's task and may use its P, or panics
+// naming the misuse.
+func (c *Ctx) running(op string) *m {
+	mp := c.m
+	if mp == nil || mp.curg != c.g {
+		panic("kernel: Ctx." + op + " called after its task returned (a Ctx is valid only while its task runs)")
+	}
+	if xsync.GetgCheap && xsync.Getg() != mp.gid {
+		panic("kernel: Ctx." + op + " called from a goroutine other than its task's")
+	}
+	if mp.p == nil {
+		panic("kernel: Ctx." + op + " called inside Block (the task holds no P while it blocks)")
+	}
+	return mp
+}
+
+// Go spawns fn as a new task on this task's P: the child goes to the P's
+// runnext, so it runs next on this P, inheriting the time slice, unless a
+// thief takes it; the task it displaces from runnext goes to the tail of the
+// local queue. Then an idle P is woken if no M is spinning (wakep). This is
+// the runtime's newproc. Go allocates nothing beyond the caller's closure.
+// It panics if fn is nil.
+func (c *Ctx) Go(fn func(*Ctx)) {
+	mp := c.running("Go")
+	if fn == nil {
+		panic("kernel: Ctx.Go of a nil function")
+	}
+	k, pp := mp.k, mp.p
+	gp := k.gfget(pp)
+	gp.fn = fn
+	k.runqput(pp, gp, true)
+	pp.c.spawned++
+	k.wakep()
+}
+
+// GoBatch spawns every function of fns as a new task, with the runtime's
+// injectglist on this P: as many tasks as there are idle Ps go to the
+// global queue with an M started for each, the rest to this P's local queue,
+// and a final wakep covers Ps that went idle meanwhile. It panics if a
+// function is nil, before spawning any.
+func (c *Ctx) GoBatch(fns ...func(*Ctx)) {
+	mp := c.running("GoBatch")
+	for _, fn := range fns {
+		if fn == nil {
+			panic("kernel: Ctx.GoBatch of a nil function")
+		}
+	}
+	k, pp := mp.k, mp.p
+	gs := make([]*g, len(fns))
+	for i, fn := range fns {
+		gs[i] = k.gfget(pp)
+		gs[i].fn = fn
+	}
+	pp.c.spawned += uint64(len(fns))
+	k.injectglist(pp, gs)
+}
+
+// Yield asks for the task to run again later: when its function returns,
+// the task goes to the tail of the global queue (the runtime's Gosched) and
+// its function runs again from the top. It panics after [Ctx.Park] in the
+// same run.
+func (c *Ctx) Yield() {
+	c.running("Yield")
+	if c.g.parking {
+		panic("kernel: Ctx.Yield after Ctx.Park in the same run")
+	}
+	c.g.yield = true
+}
+
+// Park asks for the task to wait: when its function returns, the task waits
+// until the returned [Waker] is woken, and then its function runs again from
+// the top (its state lives in its closure). The park commits only after the
+// function has returned, so a Wake that comes earlier, even before Park
+// itself returns, is not lost: the task then runs again at once, inheriting
+// its time slice (a failed gopark commit). Park panics when called twice in
+// one run or after [Ctx.Yield].
+//
+// A task keeps one Waker for its whole life: every Park re-arms it.
+func (c *Ctx) Park() *Waker {
+	c.running("Park")
+	gp := c.g
+	if gp.parking || gp.yield {
+		panic("kernel: Ctx.Park called twice, or after Ctx.Yield, in one run")
+	}
+	w := gp.waker
+	if w == nil {
+		w = &Waker{g: gp, k: gp.k}
+		gp.waker = w
+	}
+	gp.parking = true
+	w.state.Store(wRequested)
+	return w
+}
+
+// The states of a Waker.
+const (
+	wIdle      = iota // the task is not parked and has not asked to be
+	wRequested        // Park was called in the current run
+	wWoken            // a Wake came before the park committed
+	wParked           // the park committed: the task waits
+	wDead             // the task is dead; the Waker does nothing any more
+)
+
+// Waker wakes a parked task; [Ctx.Park] returns it. Its zero value is not
+// usable.
+type Waker struct {
+	// state is the park word: the runtime's g status together with the
+	// commit of gopark's unlock function.
+	state xsync.Uint32
+	g     *g
+	k     *Kernel
+}
+
+// Wake wakes the park that the task asked for last, once. It may be called
+// from any goroutine at any time: before the park committed (the task then
+// runs again as soon as its function returns), while the task waits (the
+// task becomes runnable), or at any other time, when it does nothing (a task
+// that is running without having asked to park, one already woken, or a
+// dead one).
+//
+// A woken task goes to the runnext of the waker's P when the waker is a task
+// running on a P (the runtime's goready), so the two hand off on one P;
+// from any other goroutine it goes to the tail of the global queue, and an
+// idle P is woken (wakep). After the kernel stopped, the woken task is
+// dropped and counted in [Stats.Dropped].
+func (w *Waker) Wake() {
+	for {
+		switch w.state.Load() {
+		case wRequested:
+			if w.state.Cas(wRequested, wWoken) {
+				return
+			}
+		case wParked:
+			if w.state.Cas(wParked, wIdle) {
+				w.k.ready(w.g)
+				return
+			}
+		default:
+			return
+		}
+	}
+}
+
+// ready makes a woken task runnable (goready): into the runnext of the
+// caller's P if the caller is a task running on a P, else onto the global
+// queue.
+func (k *Kernel) ready(gp *g) {
+	if mp := k.callerM(); mp != nil && mp.curg != nil && mp.p != nil {
+		pp := mp.p
+		pp.c.wakes++
+		k.runqput(pp, gp, true)
+		k.wakep()
+		return
+	}
+	k.outsideWakes.Add(1)
+	k.lock.Lock()
+	if k.state.Load() == stateStopped {
+		k.dropLocked(gp)
+		k.lock.Unlock()
+		return
+	}
+	k.global.Put(gp)
+	k.lock.Unlock()
+	k.wakep()
+}
+
+// Block runs fn, which may block its goroutine (a lock, a file, a cgo
+// call), while the P is free for other tasks: the runtime's entersyscall
+// and exitsyscall. With [HandoffLazy] the P stays with this M, marked as in
+// Block, and the monitor hands it to another M if fn takes long and there is
+// other work; with [HandoffEager] it is handed off at once. When fn returns,
+// the M takes a P again before the task goes on: its own if nobody took
+// it, else an idle one, else it waits for the next P that comes free, ahead
+// of queued tasks.
+//
+// fn must not use the Ctx: the task holds no P while fn runs. If fn panics,
+// the panic goes on through the task once the M holds a P again.
+func (c *Ctx) Block(fn func()) {
+	mp := c.running("Block")
+	k := mp.k
+	pp := k.entersyscall(mp)
+	defer k.exitsyscall(mp, pp)
+	fn()
+}
+
+// runTask runs gp's function and reports whether it returned, or panicked
+// into the panic handler; false means the goroutine is leaving through
+// runtime.Goexit or an unrecovered panic, and the M dies with it.
+func (k *Kernel) runTask(mp *m, gp *g) (ok bool) {
+	defer func() {
+		if ok {
+			return
+		}
+		if k.panicHandler != nil {
+			if v := recover(); v != nil {
+				k.panicHandler(v, debug.Stack())
+				gp.yield, gp.parking = false, false // it is dead
+				ok = true
+				return
+			}
+		}
+		k.mdying(mp, gp)
+	}()
+	gp.fn(&gp.ctx)
+	return true
+}
+
+// execute runs gp on mp's P and then does what the task asked for (the
+// runtime's execute, and goexit0, gopark's commit or goschedImpl when the
+// function returns). It reports false when the M's goroutine is leaving.
+func (k *Kernel) execute(mp *m, gp *g, inheritTime bool) bool {
+	pp := mp.p
+	if !inheritTime {
+		pp.schedtick++
+	}
+	pp.runseq++
+	// For the monitor: a run began (runseq), and the time slice changed
+	// or did not (schedtick).
+	pp.ticks.Store(uint64(pp.runseq)<<32 | uint64(pp.schedtick))
+	pp.c.tasksRun++
+	mp.curg = gp
+	gp.ctx.m = mp
+	if !k.runTask(mp, gp) {
+		return false
+	}
+	gp.ctx.m = nil
+	mp.curg = nil
+	pp = mp.p // Block may have moved the task to another P
+	switch {
+	case gp.yield:
+		gp.yield = false
+		pp.c.yields++
+		k.lock.Lock()
+		if k.state.Load() == stateStopped {
+			k.dropLocked(gp)
+		} else {
+			k.global.Put(gp)
+		}
+		k.lock.Unlock()
+		k.wakep()
+	case gp.parking:
+		gp.parking = false
+		if gp.waker.state.Cas(wRequested, wParked) {
+			// From here a Wake may run gp anywhere: do not touch it.
+			pp.c.parks++
+		} else {
+			// Woken before the commit: run again at once.
+			gp.waker.state.Store(wIdle)
+			pp.resume = gp
+		}
+	default:
+		k.gdead(pp, gp)
+	}
+	if pp.c.tasksRun%publishEvery == 0 {
+		pp.publish()
+	}
+	return true
+}
+
+// gdead retires a finished task's record to pp's free list.
+func (k *Kernel) gdead(pp *p, gp *g) {
+	if w := gp.waker; w != nil {
+		w.state.Store(wDead) // no Wake moves a Waker out of wIdle
+		gp.waker = nil
+	}
+	gp.fn = nil
+	k.gfput(pp, gp)
+}
+
+// gfget returns a free task record: from pp's free list, refilled from the
+// global one when empty, or a new one (the runtime's gfget). Executed only
+// by pp's owner.
+func (k *Kernel) gfget(pp *p) *g {
+	if pp.gfree == nil && k.ngfreeHint.Load() > 0 {
+		k.lock.Lock()
+		for pp.ngfree < gfreeKeep && k.gfree != nil {
+			gp := k.gfree
+			k.gfree = gp.link
+			k.ngfree--
+			gp.link = pp.gfree
+			pp.gfree = gp
+			pp.ngfree++
+		}
+		k.ngfreeHint.Store(int32(k.ngfree))
+		k.lock.Unlock()
+	}
+	if gp := pp.gfree; gp != nil {
+		pp.gfree = gp.link
+		pp.ngfree--
+		gp.link = nil
+		return gp
+	}
+	return k.newg()
+}
+
+// gfgetLocked returns a free record from the global list or a new one.
+// Called with the lock held.
+func (k *Kernel) gfgetLocked() *g {
+	if gp := k.gfree; gp != nil {
+		k.gfree = gp.link
+		k.ngfree--
+		k.ngfreeHint.Store(int32(k.ngfree))
+		gp.link = nil
+		return gp
+	}
+	return k.newg()
+}
+
+func (k *Kernel) newg() *g {
+	gp := &g{k: k}
+	gp.ctx.g = gp
+	return gp
+}
+
+// gfput puts a dead task's record on pp's free list, moving half of a full
+// list to the global one (the runtime's gfput). Executed only by pp's owner.
+func (k *Kernel) gfput(pp *p, gp *g) {
+	gp.link = pp.gfree
+	pp.gfree = gp
+	pp.ngfree++
+	if pp.ngfree >= gfreeMax {
+		k.lock.Lock()
+		for pp.ngfree > gfreeKeep {
+			gp := pp.gfree
+			pp.gfree = gp.link
+			pp.ngfree--
+			gp.link = k.gfree
+			k.gfree = gp
+			k.ngfree++
+		}
+		k.ngfreeHint.Store(int32(k.ngfree))
+		k.lock.Unlock()
+	}
+}

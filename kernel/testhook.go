@@ -1,0 +1,87 @@
+package kernel
+
+import (
+	"github.com/vsched/vsched/internal/testhook"
+	"github.com/vsched/vsched/internal/xsync"
+)
+
+// TestHookModel is an option for this module's explorer models: no monitor
+// (time does not pass in a model) and a fixed seed for the steal order, so
+// that every execution of a model is deterministic.
+func TestHookModel(_ testhook.Key) Option {
+	return func(k *Kernel) error {
+		k.monitor = false
+		k.seed = 1
+		return nil
+	}
+}
+
+// Manual is a kernel without workers, driven by one goroutine, its caller,
+// as its only M: each [Manual.Schedule] call runs findRunnable on a P the
+// caller chooses and runs the task it finds, synchronously. It is for this
+// module's tests, which check it step by step against spec.Scheduler. A
+// Manual has no monitor, no steal pause, and never parks.
+type Manual struct {
+	k  *Kernel
+	mp *m
+}
+
+// TestHookManual returns a [Manual] kernel of procs Ps.
+func TestHookManual(_ testhook.Key, procs int, opts ...Option) (*Manual, error) {
+	opts = append(opts, WithProcs(procs), WithStealPause(nil), func(k *Kernel) error {
+		k.monitor, k.manual = false, true
+		return nil
+	})
+	k, err := New(opts...)
+	if err != nil {
+		return nil, err
+	}
+	mp := &m{k: k, id: 1, gid: xsync.Getg()}
+	k.lock.Lock()
+	k.mcount++
+	k.addm(mp)
+	k.lock.Unlock()
+	return &Manual{k: k, mp: mp}, nil
+}
+
+// Kernel returns the manual kernel, for Go and Stats.
+func (mk *Manual) Kernel() *Kernel { return mk.k }
+
+// Schedule runs findRunnable on P p with the steal randomness rand and, if
+// it finds a task, runs it to the end of its function and carries out what
+// it asked for. It reports whether a task ran and whether it inherited the
+// time slice. It must be called by the goroutine that made the Manual, never
+// from inside a task.
+func (mk *Manual) Schedule(p int, rand func() uint32) (ran, inheritTime bool) {
+	k, mp := mk.k, mk.mp
+	if mp.gid != xsync.Getg() || mp.curg != nil {
+		panic("kernel: Manual.Schedule from another goroutine or from inside a task")
+	}
+	mp.testRand = rand
+	k.acquirep(mp, k.allp[p])
+	defer func() {
+		pp := mp.p
+		pp.m, mp.p = nil, nil
+	}()
+	gp, inheritTime := k.findRunnable(mp)
+	if gp == nil {
+		return false, false
+	}
+	if mp.spinning {
+		mp.spinning = false
+		k.nmspinning.Add(-1)
+	}
+	k.execute(mp, gp, inheritTime)
+	return true, inheritTime
+}
+
+// Local returns the number of tasks queued on P p: its local queue and a
+// task whose park commit failed.
+func (mk *Manual) Local(p int) int {
+	pp := mk.k.allp[p]
+	n := pp.runq.Len()
+	if pp.resume != nil {
+		n++
+	}
+	return n
+}
