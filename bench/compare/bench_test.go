@@ -1,0 +1,59 @@
+package compare
+
+import (
+	"testing"
+	"time"
+)
+
+// The benchmark sizes, from docs/BENCHMARKS.md and the performance anchors
+// (tokio's rt_multi_threaded benchmarks and a fib fork-join).
+const (
+	spawnTasks  = 10_000
+	chainDepth  = 1_000
+	fibN        = 25
+	yieldTasks  = 200
+	yieldCount  = 1_000
+	pingHandoff = 10_000
+	burstCount  = 8
+	burstTasks  = 1_024
+	burstWorkUs = 1
+	idleSecond  = time.Second
+)
+
+func BenchmarkSpawnLocal(b *testing.B)   { benchWorkload(b, spawnLocal(spawnTasks)) }
+func BenchmarkSpawnRemote(b *testing.B)  { benchWorkload(b, spawnRemote(spawnTasks)) }
+func BenchmarkChainedSpawn(b *testing.B) { benchWorkload(b, chainedSpawn(chainDepth)) }
+func BenchmarkForkJoinFib(b *testing.B)  { benchWorkload(b, forkJoinFib(fibN)) }
+func BenchmarkYieldMany(b *testing.B)    { benchWorkload(b, yieldMany(yieldTasks, yieldCount)) }
+func BenchmarkPingPong(b *testing.B)     { benchWorkload(b, pingPong(pingHandoff)) }
+
+func BenchmarkImbalanced(b *testing.B) {
+	benchWorkload(b, imbalanced(burstCount, burstTasks, burstWorkUs))
+}
+
+// BenchmarkIdleWake reports the median and 99th percentile of the
+// submit-to-start latency on an idle implementation. Its sec/op includes
+// the idle gap of every sample and means nothing.
+func BenchmarkIdleWake(b *testing.B) {
+	benchSamples(b, idleWakeVariants(), func(b *testing.B, samples []int64) {
+		b.ReportMetric(float64(percentile(samples, 50)), "p50-ns")
+		b.ReportMetric(float64(percentile(samples, 99)), "p99-ns")
+	})
+}
+
+// BenchmarkIdleCPU reports the process CPU time per second of idleness of
+// each implementation, in ms. It takes a second per run and is skipped
+// under -short.
+func BenchmarkIdleCPU(b *testing.B) {
+	if testing.Short() {
+		b.Skip("IdleCPU measures whole idle seconds")
+	}
+	benchSamples(b, idleCPUVariants(idleSecond), func(b *testing.B, samples []int64) {
+		var cpu int64
+		for _, s := range samples {
+			cpu += s
+		}
+		idle := float64(len(samples)) * idleSecond.Seconds()
+		b.ReportMetric(float64(cpu)/1e6/idle, "cpu-ms/idle-s")
+	})
+}

@@ -1,0 +1,87 @@
+// Package compare benchmarks the kernel side by side with goroutines and
+// the worker pools a Go user would pick instead of it.
+//
+// Every benchmark is Benchmark<Workload>/impl=<name>, so that
+//
+//	cd bench
+//	GOMAXPROCS=2 go test -run '^$' -bench . -benchmem -count 6 ./compare > bench.txt
+//	benchstat -col /impl bench.txt
+//
+// puts the implementations in columns, with native as the base. A quick
+// smoke run of every benchmark once is
+//
+//	go test -run '^$' -bench . -benchtime=1x ./compare
+//
+// (add -short to skip IdleCPU, which idles for a second per run), and
+// go test ./... checks, at small sizes, that every implementation runs
+// every workload to the right count. No test asserts a timing.
+//
+// # Implementations
+//
+//   - native: a go statement per task; the completion counter of the
+//     workload plays the WaitGroup (ForkJoinFib uses a sync.WaitGroup).
+//   - counter: the parallel-for floor: GOMAXPROCS goroutines take indices
+//     from an atomic counter, no task is queued (SpawnLocal, SpawnRemote,
+//     Imbalanced).
+//   - kernel: github.com/vsched/vsched/kernel with its default number of
+//     Ps (GOMAXPROCS), made once per benchmark and closed in b.Cleanup.
+//     Remote submits are k.Go, spawns from inside a task c.Go.
+//   - ants, pond, conc, errgroup, workerpool: the peer pools, each bounded
+//     at GOMAXPROCS workers, made once per benchmark (pools.go describes
+//     each adapter and what it adds).
+//
+// # Workloads
+//
+// One benchmark iteration is one whole workload; b.Loop times it, after
+// one untimed warm-up run. Every run is checked (a count of tasks run, or
+// fib's value) and a run that loses a task fails after a minute with the
+// kernel's Stats instead of hanging.
+//
+//  1. SpawnLocal: 10,000 tiny tasks (one atomic add) spawned from inside
+//     one running task.
+//  2. SpawnRemote: the same 10,000 submitted by one goroutine outside the
+//     scheduler.
+//  3. ChainedSpawn: a chain of depth 1,000, each task spawning the next.
+//  4. ForkJoinFib: fib(25) with a task per internal node of the call tree
+//     (F(26)-1 = 121,392 spawns): goroutines and a WaitGroup for native,
+//     continuation style (a join frame with a pending count; the last
+//     arrival continues the parent) for the kernel and the pools.
+//  5. YieldMany: 200 tasks of 1,000 yields each (kernel c.Yield, native
+//     runtime.Gosched); a "task" is one yield.
+//  6. PingPong: two tasks hand a ball back and forth 10,000 times (kernel
+//     Park/Wake, native unbuffered channels); a "task" is one hand-off.
+//  7. Imbalanced: one producer pushes 8 bursts of 1,024 tasks of about
+//     1µs of CPU each (a calibrated loop), waiting for each burst; the
+//     kernel reports share, the fraction of tasks run by the Ps other than
+//     the busiest.
+//  8. IdleWake: submit-to-start latency of one task on an idle
+//     implementation, as p50-ns and p99-ns (its sec/op is meaningless).
+//  9. IdleCPU: process CPU time per idle second, cpu-ms/idle-s, of a
+//     started, warmed and then idle implementation.
+//
+// YieldMany and PingPong have no pool version: pools neither yield nor
+// park a task.
+//
+// # Metrics
+//
+// ns/task is the timed wall time over the tasks of all runs. cpu-ns/task
+// is the process's user+system CPU time (getrusage(RUSAGE_SELF), so the
+// benchmark goroutine and every spinning thread count) over the same
+// tasks; cpu-ns/task well above ns/task times the Ps in use means
+// spinning. allocs/task counts heap allocations per task, B/op and
+// allocs/op come from -benchmem. For the kernel, steals/op and wakeups/op
+// are the StealOps and MUnparks deltas of its Stats per run.
+//
+// # Pools inside tasks
+//
+// A pool task that submits with a blocking Go can deadlock a bounded
+// pool: every worker may end up waiting for a worker. Where at most one
+// task submits at a time (SpawnLocal, ChainedSpawn) and the pool has two
+// workers or more, a blocking Go cannot deadlock and is used. ForkJoinFib,
+// where every task submits, uses TryGo and runs the child inline when the
+// pool is saturated (help-first); inline/task reports how often. A child
+// run inline costs a function call instead of a hand-off, so a pool that
+// is saturated most of the time runs fib nearly sequentially on each
+// worker, and its ns/task is not the cost of a spawn. Imbalanced submits
+// to the pools from the benchmark goroutine.
+package compare

@@ -1,0 +1,141 @@
+package compare
+
+import (
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/vsched/vsched/kernel"
+)
+
+// forkJoinFib computes fib(n) with one task per internal node of the call
+// tree: a node spawns fib(n-1) as a new task and goes on with fib(n-2)
+// itself. A tree for fib(n) has F(n+1)-1 internal nodes, so a run spawns
+// F(n+1)-1 tasks, the divisor of ns/task.
+//
+// native is the textbook goroutine version: go for fib(n-1), a WaitGroup
+// to join. A kernel task cannot block to join, so the kernel runs in
+// continuation style: each internal node gets a fibFrame with a pending
+// count of 2 (the spawned child and the inline branch), and whichever
+// finishes second adds the two values and continues with the parent
+// frame. The pools run the same continuation code, submitting with TryGo
+// and running the child inline when the pool is saturated (a blocking
+// nested submit deadlocks a bounded pool once every worker is submitting);
+// they report the fraction of spawns run inline as inline/task.
+func forkJoinFib(n int) workload {
+	const what = "ForkJoinFib"
+	w := workload{name: what, tasks: fibOf(n+1) - 1, want: fibOf(n)}
+	w.variants = []variant{
+		{"native", func(tb testing.TB) runner {
+			return runner{run: func() int64 { return fibNative(n) }}
+		}},
+		{"kernel", func(tb testing.TB) runner {
+			k := newKernel(tb)
+			s := &fibRun{l: newLatch(tb, what, k)}
+			root := func(c *kernel.Ctx) { s.kernelNode(c, n, nil) }
+			return runner{k: k, run: func() int64 {
+				submit(tb, k, root)
+				return s.wait()
+			}}
+		}},
+	}
+	w.variants = append(w.variants, poolVariants(true, func(tb testing.TB, p goPool, _ int) runner {
+		s := &fibRun{l: newLatch(tb, what, nil)}
+		root := func() { s.poolNode(p, n, nil) }
+		return runner{inline: &s.inline, run: func() int64 {
+			p.Go(root)
+			return s.wait()
+		}}
+	})...)
+	return w
+}
+
+// fibOf is the n-th Fibonacci number, fib(0) = 0, fib(1) = 1.
+func fibOf(n int) int64 {
+	a, b := int64(0), int64(1)
+	for range n {
+		a, b = b, a+b
+	}
+	return a
+}
+
+func fibNative(n int) int64 {
+	if n < 2 {
+		return int64(n)
+	}
+	var wg sync.WaitGroup
+	var x int64
+	wg.Add(1)
+	go func() {
+		x = fibNative(n - 1)
+		wg.Done()
+	}()
+	y := fibNative(n - 2)
+	wg.Wait()
+	return x + y
+}
+
+// A fibFrame is the join of one internal node: vals[0] receives fib(n-1)
+// from the spawned child, vals[1] fib(n-2) from the inline branch. Each
+// writes its value and then decrements pending; the one that brings it to
+// zero reads both (the atomic decrement orders the other's write before).
+type fibFrame struct {
+	pending int32
+	vals    [2]int64
+	parent  *fibFrame
+	slot    int // this node's slot in parent.vals
+}
+
+type fibRun struct {
+	l      *latch
+	result int64
+	inline atomic.Int64
+}
+
+func (s *fibRun) wait() int64 {
+	s.l.wait()
+	return s.result
+}
+
+// kernelNode runs the node fib(n) whose value goes to slot of parent.
+func (s *fibRun) kernelNode(c *kernel.Ctx, n int, parent *fibFrame) {
+	s.node(n, parent, 0, func(m int, f *fibFrame) {
+		c.Go(func(c *kernel.Ctx) { s.kernelNode(c, m, f) })
+	})
+}
+
+func (s *fibRun) poolNode(p goPool, n int, parent *fibFrame) {
+	s.node(n, parent, 0, func(m int, f *fibFrame) {
+		child := func() { s.poolNode(p, m, f) }
+		if !p.TryGo(child) {
+			s.inline.Add(1)
+			child()
+		}
+	})
+}
+
+// node walks the fib(n-2) branch inline, spawning fib(n-1) at every
+// internal node, then completes the leaf it reaches.
+func (s *fibRun) node(n int, parent *fibFrame, slot int, spawn func(m int, f *fibFrame)) {
+	for n >= 2 {
+		f := &fibFrame{pending: 2, parent: parent, slot: slot}
+		spawn(n-1, f)
+		n, parent, slot = n-2, f, 1
+	}
+	s.complete(parent, slot, int64(n))
+}
+
+// complete delivers v to slot of f and, for as long as it is the second
+// arrival, continues with the sum into the parent frames.
+func (s *fibRun) complete(f *fibFrame, slot int, v int64) {
+	for f != nil {
+		f.vals[slot] = v
+		if atomic.AddInt32(&f.pending, -1) != 0 {
+			return
+		}
+		v = f.vals[0] + f.vals[1]
+		f, slot = f.parent, f.slot
+	}
+	s.result = v
+	s.l.signal()
+}
