@@ -146,6 +146,15 @@ func (k *Kernel) delm(mp *m) {
 	k.allm.Store(&all)
 }
 
+// callerMFast is callerM where xsync.Getg is cheap, and nil elsewhere, for
+// hot paths.
+func (k *Kernel) callerMFast() *m {
+	if !xsync.GetgCheap {
+		return nil
+	}
+	return k.callerM()
+}
+
 // callerM returns the M whose goroutine is the caller, or nil.
 func (k *Kernel) callerM() *m {
 	id := xsync.Getg()

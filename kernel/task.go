@@ -181,7 +181,7 @@ func (w *Waker) Wake() {
 // caller's P if the caller is a task running on a P, else onto the global
 // queue.
 func (k *Kernel) ready(gp *g) {
-	if mp := k.callerM(); mp != nil && mp.curg != nil && mp.p != nil {
+	if mp := k.callerMFast(); mp != nil && mp.curg != nil && mp.p != nil {
 		pp := mp.p
 		pp.c.wakes++
 		k.runqput(pp, gp, true)

@@ -1,0 +1,136 @@
+// Package kernel is a work-stealing scheduler of small tasks, built the way
+// the Go runtime schedules goroutines (runtime/proc.go): Ps with local run
+// queues of [runq.Size] slots and a runnext slot, a global queue, Ms
+// (worker goroutines) that spin looking for work before they park, a
+// monitor, and the runtime's protocol that keeps an idle P from sitting next
+// to a runnable task.
+//
+//	k, _ := kernel.New()
+//	k.Go(func(c *kernel.Ctx) {
+//		c.Go(func(c *kernel.Ctx) { ... }) // runs next on this P
+//	})
+//	k.Shutdown(ctx) // runs what is queued, then stops
+//
+// # Tasks
+//
+// A task is a func(*Ctx). It runs to completion each time it is scheduled:
+// Go gives user code no way to switch stacks, so a task cannot be preempted
+// and should not block its goroutine (use [Ctx.Block] when it must). What it
+// asked for while it ran decides what happens when its function returns:
+//
+//   - nothing: it is dead, and its record is recycled (gfput, gfget);
+//   - [Ctx.Go]: the child went to this P's runnext and runs next on this P,
+//     inheriting the time slice, unless a thief takes it (newproc);
+//   - [Ctx.Yield]: it goes to the tail of the global queue (Gosched);
+//   - [Ctx.Park]: it waits until its [Waker] is woken, then its function
+//     runs again from the top; its state lives in its closure.
+//
+// A park commits only after the function has returned, by a CAS on the
+// Waker's park word (gopark's commit function), so a Wake that comes first
+// makes the commit fail and the task runs again at once: no wakeup is lost.
+// A woken task goes to the runnext of the waker's P when the waker is a task
+// running on a P (goready), otherwise to the global queue with wakep.
+//
+// # The scheduling loop
+//
+// An M with a P runs findRunnable in the runtime's order: a task whose park
+// commit failed; every 61st non-inherited run, one task from the global
+// queue; the local queue (runnext first); a fair share of the global queue,
+// at most [runq.Size]/2; the netpoll hook (nothing yet); then, if this M
+// spins already or fewer than half of the busy Ps have spinning Ms, four
+// steal passes over the other Ps in random coprime orders, taking runnext
+// only on the last pass and only after a pause ([WithStealPause]). When all
+// of that finds nothing, the M drops its P under the scheduler lock (taking
+// the global queue instead if it filled, or becoming a spinner if a
+// spinning M asked for one through needspinning) and parks on its note.
+//
+// # Not losing a wakeup
+//
+// The hard part, as in the runtime, is the race between a submitter and the
+// last spinning M giving up. Unparking an M for every new task would waste
+// the machine; so a submitter wakes an M (wakep) only if there is an idle P
+// and no M spins, trusting a spinning M to find the task. Both sides follow
+// a two-step pattern, and one of them always sees the other:
+//
+//   - submitter: (1) publish the task (local or global queue); (2) a
+//     sequentially consistent read-modify-write or load; (3) look at
+//     nmspinning, and wakep if it is zero;
+//   - spinner giving up: (1) drop the P and decrement nmspinning, an atomic
+//     read-modify-write; (2) look at the global queue and at every busy P's
+//     local queue again; take an idle P and spin again if any has work.
+//
+// Checking before decrementing loses wakeups (a task published between the
+// check and the decrement finds nmspinning non-zero and no spinner will
+// look again); so does rechecking only in the last spinner (runtime issue
+// #45867). A spinning M that finds work but no idle P for it sets
+// needspinning, and a non-spinning M about to drop its P becomes a spinner
+// instead. [Ctx.GoBatch] and [Kernel.GoBatch] (injectglist) end with a
+// wakep for Ps that went idle after they counted the idle ones (#63555). A
+// spinning M that finds work stops spinning and, since it may have been the
+// last spinner, calls wakep (resetspinning). Each of these steps is checked
+// by the explorer models of package explore, with a seeded bug per step
+// that they must report.
+//
+// # Block and the monitor
+//
+// [Ctx.Block] is the runtime's entersyscall/exitsyscall. With the default
+// [HandoffLazy] the P stays with the blocked M, marked as in Block; a
+// monitor goroutine (sysmon) hands it to another M (handoffp) once the
+// block has lasted a monitor round and there is work for it, or nobody else
+// spins, or 10 ms passed. [HandoffEager] hands the P off as Block starts.
+// Coming back, the M takes its own P if nobody took it, else an idle P, else
+// it waits for the next P that comes free. The runtime puts such a goroutine
+// on the global queue and lets any M run it; a goroutine cannot move its
+// stack to another M, so here the M itself waits, and it gets a P ahead of
+// queued tasks: any M at its next scheduling point hands its P over.
+//
+// The monitor also breaks a runnext chain that held a P for 10 ms (the
+// runtime preempts the running goroutine to the global queue; a task cannot
+// be preempted, so the task that would inherit the time slice goes there
+// instead), and reports tasks that run past a threshold ([WithStall]). It
+// sleeps from 20 µs to 10 ms between rounds while anything runs, and
+// without a deadline while every P is idle: an idle kernel's Ms are parked
+// on their notes and nothing polls.
+//
+// # Shutdown, Close and misuse
+//
+// [Kernel.Shutdown] stops intake and waits until the kernel is quiescent
+// (every P idle, no M in Block, the global queue empty) and every worker
+// has exited; tasks parked and never woken are not waited for. [Kernel.Close]
+// stops at once and counts the queued tasks it drops. A Ctx used after its
+// task returned, from another goroutine, or inside Block panics with a
+// message naming the misuse; Wake of a task that is not parked does
+// nothing; nil task functions are errors ([ErrNilFunc]) or, in [Ctx.Go],
+// panics. Without [WithPanicHandler] a task's panic crashes the program, as
+// in a goroutine; with it the panic is recovered and reported with its
+// stack, the task is dead, and the kernel goes on. A task that calls
+// runtime.Goexit ends its run and takes its worker goroutine with it; the
+// kernel hands the P to another M.
+//
+// # Where it differs from the runtime, and why
+//
+//   - A task cannot be preempted, so fairness relies on the 61-tick check,
+//     on Yield and on the monitor's breaking of runnext chains.
+//   - The runnext pause is a 3 µs spin by default: user space has no 3 µs
+//     sleep ([steal.SpinPause]).
+//   - The spinning-to-idle recheck reads the idle flags of the Ps at the
+//     time of the recheck, not from a snapshot taken before dropping the P:
+//     the set of Ps never changes here, and a P that went idle meanwhile has
+//     an empty queue that nobody can fill.
+//   - An M that comes back from Block waits for a P instead of queueing its
+//     task (see above); Ms beyond the number of Ps exist only while some are
+//     in Block, and exit when they would park.
+//   - Whether a waker is a task on a P is found from the calling
+//     goroutine's identity (getg, two instructions of assembly on amd64 and
+//     arm64); on other architectures a waker is always treated as outside.
+//   - A P publishes its counters for [Kernel.Stats] every 64 runs and when it
+//     goes idle, rather than updating shared counters on every event.
+//
+// # Invariants
+//
+// Checked where they are relied on, each stops the program with a panic
+// naming it: a P put on the idle list has an empty queue (pidleput); a
+// spinning M's P has no local work (schedule); a spinning start gets an
+// empty P (startm); nmspinning never goes negative (wakep, resetspinning,
+// findRunnable); a global batch fits the empty local ring (findRunnable).
+package kernel

@@ -1,0 +1,522 @@
+package kernel
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// newKernel returns a kernel that the test shuts down at its end.
+func newKernel(t testing.TB, opts ...Option) *Kernel {
+	t.Helper()
+	k, err := New(opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { k.Close() })
+	return k
+}
+
+// shutdown shuts k down, failing the test with the kernel's stats if it
+// does not drain within a generous bound (a hang is a bug, not a timing).
+func shutdown(t testing.TB, k *Kernel) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := k.Shutdown(ctx); err != nil {
+		t.Fatalf("Shutdown: %v; stats %+v", err, k.Stats())
+	}
+}
+
+// order records the order in which tasks ran.
+type order struct {
+	mu  sync.Mutex
+	got []string
+}
+
+func (o *order) add(s string) {
+	o.mu.Lock()
+	o.got = append(o.got, s)
+	o.mu.Unlock()
+}
+
+func (o *order) String() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return strings.Join(o.got, " ")
+}
+
+func TestNewRejectsBadOptions(t *testing.T) {
+	for name, opt := range map[string]Option{
+		"WithProcs(0)":        WithProcs(0),
+		"WithProcs(-3)":       WithProcs(-3),
+		"WithStall(0)":        WithStall(0, nil),
+		"WithBlockHandoff(7)": WithBlockHandoff(7),
+		"nil":                 nil,
+	} {
+		if k, err := New(opt); !errors.Is(err, ErrBadOption) {
+			t.Errorf("New(%s) = %v, %v; want an error wrapping ErrBadOption", name, k, err)
+		}
+	}
+	k := newKernel(t)
+	if k.Procs() != runtime.GOMAXPROCS(0) {
+		t.Errorf("default Procs() = %d, want GOMAXPROCS %d", k.Procs(), runtime.GOMAXPROCS(0))
+	}
+}
+
+func TestGoRejectsNilAndClosedKernels(t *testing.T) {
+	k := newKernel(t, WithProcs(2))
+	if err := k.Go(nil); !errors.Is(err, ErrNilFunc) {
+		t.Errorf("Go(nil) = %v, want ErrNilFunc", err)
+	}
+	if err := k.GoBatch(func(*Ctx) {}, nil); !errors.Is(err, ErrNilFunc) {
+		t.Errorf("GoBatch with a nil function = %v, want ErrNilFunc", err)
+	}
+	shutdown(t, k)
+	if err := k.Go(func(*Ctx) { t.Error("a task submitted after Shutdown ran") }); !errors.Is(err, ErrClosed) {
+		t.Errorf("Go after Shutdown = %v, want ErrClosed", err)
+	}
+	if err := k.GoBatch(func(*Ctx) {}); !errors.Is(err, ErrClosed) {
+		t.Errorf("GoBatch after Shutdown = %v, want ErrClosed", err)
+	}
+	k2 := newKernel(t, WithProcs(1))
+	k2.Close()
+	if err := k2.Go(func(*Ctx) {}); !errors.Is(err, ErrClosed) {
+		t.Errorf("Go after Close = %v, want ErrClosed", err)
+	}
+	if err := k2.Shutdown(context.Background()); !errors.Is(err, ErrClosed) {
+		t.Errorf("Shutdown after Close = %v, want ErrClosed", err)
+	}
+}
+
+func TestCtxGoRunsTheChildNextOnTheSameP(t *testing.T) {
+	k := newKernel(t, WithProcs(1))
+	var o order
+	k.Go(func(c *Ctx) {
+		o.add("root")
+		c.Go(func(*Ctx) { o.add("a") })
+		c.Go(func(*Ctx) { o.add("b") }) // takes runnext; a goes to the ring
+	})
+	shutdown(t, k)
+	if got, want := o.String(), "root b a"; got != want {
+		t.Errorf("ran %q, want %q (the newest child in runnext first)", got, want)
+	}
+	if st := k.Stats(); st.RunnextHits != 1 || st.SpawnedLocal != 2 || st.SpawnedRemote != 1 {
+		t.Errorf("stats %+v, want 1 runnext hit, 2 local and 1 remote spawn", st)
+	}
+}
+
+func TestYieldSendsTheTaskToTheGlobalTail(t *testing.T) {
+	k := newKernel(t, WithProcs(1))
+	var o order
+	k.Go(func(c *Ctx) {
+		c.Go(func(*Ctx) { o.add("a") })
+		yielded := false
+		c.Go(func(c *Ctx) {
+			o.add("b")
+			if !yielded {
+				yielded = true
+				c.Yield()
+			}
+		})
+	})
+	shutdown(t, k)
+	if got, want := o.String(), "b a b"; got != want {
+		t.Errorf("ran %q, want %q (a yield goes behind the local queue)", got, want)
+	}
+	if st := k.Stats(); st.Yields != 1 {
+		t.Errorf("Stats.Yields = %d, want 1", st.Yields)
+	}
+}
+
+func TestParkWaitsForWakeAndRunsTheFunctionAgain(t *testing.T) {
+	k := newKernel(t, WithProcs(2))
+	wakers := make(chan *Waker, 1)
+	var runs atomic.Int32
+	k.Go(func(c *Ctx) {
+		if runs.Add(1) == 1 {
+			wakers <- c.Park()
+		}
+	})
+	w := <-wakers
+	// The park may or may not have committed yet; either way this Wake
+	// is not lost.
+	w.Wake()
+	shutdown(t, k)
+	if got := runs.Load(); got != 2 {
+		t.Errorf("the task ran %d times, want 2", got)
+	}
+	w.Wake() // a dead task's Waker does nothing
+	if got := runs.Load(); got != 2 {
+		t.Errorf("a Wake after the task died ran it again (%d runs)", got)
+	}
+}
+
+func TestWakeBeforeTheParkCommitsRunsTheTaskAgainAtOnce(t *testing.T) {
+	k := newKernel(t, WithProcs(1))
+	var o order
+	runs := 0
+	k.Go(func(c *Ctx) {
+		if runs == 0 {
+			c.Go(func(*Ctx) { o.add("other") })
+		}
+		runs++
+		o.add("t")
+		if runs == 1 {
+			w := c.Park()
+			w.Wake() // before the commit: the commit fails
+			w.Wake() // a second Wake of the same park does nothing
+		}
+	})
+	shutdown(t, k)
+	// The failed commit resumes the task before anything queued.
+	if got, want := o.String(), "t t other"; got != want {
+		t.Errorf("ran %q, want %q", got, want)
+	}
+	if st := k.Stats(); st.Parks != 0 || st.Parked != 0 {
+		t.Errorf("stats %+v: a park woken before its commit must not count as parked", st)
+	}
+}
+
+func TestWakeFromATaskPutsTheWokenTaskInTheWakersRunnext(t *testing.T) {
+	k := newKernel(t, WithProcs(1))
+	var o order
+	var wa *Waker
+	k.Go(func(c *Ctx) {
+		c.Go(func(c *Ctx) { // b: runs after a parked
+			o.add("b")
+			c.Go(func(*Ctx) { o.add("c") })
+			wa.Wake() // a into runnext; c goes to the ring
+		})
+		c.Go(func(c *Ctx) { // a: runs first
+			if wa == nil {
+				o.add("a")
+				wa = c.Park()
+				return
+			}
+			o.add("a again")
+		})
+	})
+	shutdown(t, k)
+	if got, want := o.String(), "a b a again c"; got != want {
+		t.Errorf("ran %q, want %q (goready puts the woken task in runnext)", got, want)
+	}
+}
+
+func TestWakeFromOutsideGoesToTheGlobalQueue(t *testing.T) {
+	k := newKernel(t, WithProcs(2))
+	wakers := make(chan *Waker, 1)
+	done := make(chan struct{})
+	var runs atomic.Int32
+	k.Go(func(c *Ctx) {
+		if runs.Add(1) == 1 {
+			wakers <- c.Park()
+			return
+		}
+		close(done)
+	})
+	w := <-wakers
+	for k.Stats().Parked == 0 { // the commit publishes at the next idle
+		runtime.Gosched()
+	}
+	w.Wake()
+	<-done
+	shutdown(t, k)
+	if st := k.Stats(); st.Wakes != 1 || st.Parks != 1 || st.Parked != 0 {
+		t.Errorf("stats %+v, want one park and one wake", st)
+	}
+}
+
+func TestShutdownDoesNotWaitForTasksParkedForever(t *testing.T) {
+	k := newKernel(t, WithProcs(2))
+	for range 3 {
+		k.Go(func(c *Ctx) { c.Park() })
+	}
+	shutdown(t, k)
+	if st := k.Stats(); st.Parked != 3 || st.Dropped != 0 {
+		t.Errorf("stats %+v, want 3 parked and none dropped", st)
+	}
+}
+
+func TestShutdownWaitsForRunningTasksAndWhatTheySpawn(t *testing.T) {
+	k := newKernel(t, WithProcs(2))
+	release := make(chan struct{})
+	var ran atomic.Int32
+	k.Go(func(c *Ctx) {
+		c.Block(func() { <-release })
+		for range 100 {
+			c.Go(func(*Ctx) { ran.Add(1) })
+		}
+	})
+	errc := make(chan error, 1)
+	go func() { errc <- k.Shutdown(context.Background()) }()
+	close(release)
+	if err := <-errc; err != nil {
+		t.Fatal(err)
+	}
+	if got := ran.Load(); got != 100 {
+		t.Errorf("%d children ran before Shutdown returned, want 100", got)
+	}
+}
+
+func TestShutdownReturnsTheContextErrorAndCanBeCalledAgain(t *testing.T) {
+	k := newKernel(t, WithProcs(1))
+	release := make(chan struct{})
+	k.Go(func(c *Ctx) { c.Block(func() { <-release }) })
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := k.Shutdown(ctx); !errors.Is(err, context.Canceled) {
+		t.Errorf("Shutdown with a done context = %v, want context.Canceled", err)
+	}
+	close(release)
+	shutdown(t, k)
+}
+
+func TestShutdownFromInsideATaskIsAnError(t *testing.T) {
+	k := newKernel(t, WithProcs(1))
+	errc := make(chan error, 1)
+	k.Go(func(*Ctx) { errc <- k.Shutdown(context.Background()) })
+	if err := <-errc; !errors.Is(err, ErrInTask) {
+		t.Errorf("Shutdown from a task = %v, want ErrInTask", err)
+	}
+	shutdown(t, k)
+}
+
+func TestCloseDropsQueuedTasksAndCountsThem(t *testing.T) {
+	k := newKernel(t, WithProcs(1))
+	var ran atomic.Int32
+	closed := make(chan struct{})
+	k.Go(func(c *Ctx) {
+		for range 10 {
+			c.Go(func(*Ctx) { ran.Add(1) })
+		}
+		k.Close() // from a task: does not wait for this run
+		c.Go(func(*Ctx) { ran.Add(1) })
+		c.Yield()
+		close(closed)
+	})
+	<-closed
+	k.Close() // waits until every worker has exited
+	st := k.Stats()
+	if ran.Load() != 0 || st.Dropped != 12 {
+		t.Errorf("%d dropped tasks ran and Stats.Dropped = %d; want 0 and 12 (11 children and the yield)", ran.Load(), st.Dropped)
+	}
+}
+
+func TestCtxMisusePanicsNamingTheMisuse(t *testing.T) {
+	k := newKernel(t, WithProcs(2))
+	kept := make(chan *Ctx, 1)
+	fromOther := make(chan any, 1)
+	k.Go(func(c *Ctx) {
+		kept <- c
+		c.Block(func() {
+			go func() {
+				defer func() { fromOther <- recover() }()
+				c.Go(func(*Ctx) {})
+			}()
+			<-fromOther
+		})
+	})
+	c := <-kept
+	shutdown(t, k)
+	for name, f := range map[string]func(){
+		"Go after return":    func() { c.Go(func(*Ctx) {}) },
+		"Park after return":  func() { c.Park() },
+		"Yield after return": func() { c.Yield() },
+	} {
+		msg := panicMessage(f)
+		if !strings.Contains(msg, "after its task returned") {
+			t.Errorf("%s panicked with %q, want a message naming the misuse", name, msg)
+		}
+	}
+
+	k2 := newKernel(t, WithProcs(1))
+	msgs := make(chan string, 4)
+	k2.Go(func(c *Ctx) {
+		msgs <- panicMessage(func() { c.Go(nil) })
+		c.Block(func() { msgs <- panicMessage(func() { c.Go(func(*Ctx) {}) }) })
+		c.Park()
+		msgs <- panicMessage(func() { c.Park() })
+		msgs <- panicMessage(func() { c.Yield() })
+	})
+	shutdown(t, k2)
+	close(msgs)
+	var got []string
+	for msg := range msgs {
+		got = append(got, msg)
+	}
+	for i, want := range []string{"nil function", "inside Block", "Park called twice", "Yield after Ctx.Park"} {
+		if i >= len(got) || !strings.Contains(got[i], want) {
+			t.Errorf("misuse %d panicked with %q, want it to mention %q", i, got, want)
+		}
+	}
+}
+
+// panicMessage runs f and returns what it panicked with, as a string.
+func panicMessage(f func()) (msg string) {
+	defer func() {
+		if v := recover(); v != nil {
+			msg, _ = v.(string)
+			if msg == "" {
+				msg = "non-string panic"
+			}
+		}
+	}()
+	f()
+	return "no panic"
+}
+
+func TestPanicHandlerRecoversAndTheKernelGoesOn(t *testing.T) {
+	var mu sync.Mutex
+	var values []any
+	var stack []byte
+	k := newKernel(t, WithProcs(2), WithPanicHandler(func(v any, s []byte) {
+		mu.Lock()
+		values, stack = append(values, v), s
+		mu.Unlock()
+	}))
+	var ran atomic.Int32
+	for i := range 10 {
+		k.Go(func(c *Ctx) {
+			if i%2 == 0 {
+				w := c.Park() // a request of a run that panics is dropped
+				_ = w
+				panic("boom")
+			}
+			ran.Add(1)
+		})
+	}
+	shutdown(t, k)
+	if len(values) != 5 || values[0] != "boom" || ran.Load() != 5 {
+		t.Errorf("handler saw %v and %d tasks ran; want 5 boom and 5", values, ran.Load())
+	}
+	if !strings.Contains(string(stack), "TestPanicHandlerRecoversAndTheKernelGoesOn") {
+		t.Errorf("the reported stack does not show the panicking task:\n%s", stack)
+	}
+	if st := k.Stats(); st.Parked != 0 {
+		t.Errorf("Stats.Parked = %d after panicking tasks asked to park, want 0", st.Parked)
+	}
+}
+
+func TestPanicWithoutHandlerCrashesTheProgram(t *testing.T) {
+	if os.Getenv("VSCHED_KERNEL_CRASH") == "1" {
+		k, _ := New(WithProcs(1))
+		k.Go(func(*Ctx) { panic("task panic 9f3a") })
+		k.Shutdown(context.Background())
+		return // not reached: the panic crashes the process
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestPanicWithoutHandlerCrashesTheProgram$")
+	cmd.Env = append(os.Environ(), "VSCHED_KERNEL_CRASH=1")
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 2 || !strings.Contains(string(out), "panic: task panic 9f3a") {
+		t.Errorf("want the child to die of the unrecovered panic (exit status 2); got %v:\n%s", err, out)
+	}
+}
+
+func TestGoexitInATaskEndsItsRunAndTheKernelGoesOn(t *testing.T) {
+	k := newKernel(t, WithProcs(1))
+	var ran atomic.Int32
+	k.Go(func(c *Ctx) {
+		c.Go(func(*Ctx) { ran.Add(1) }) // queued on the P the Goexit leaves
+		runtime.Goexit()
+	})
+	shutdown(t, k)
+	if ran.Load() != 1 {
+		t.Errorf("the task queued behind a Goexit ran %d times, want 1", ran.Load())
+	}
+}
+
+func TestBlockHandsThePOffSoThatOtherTasksRun(t *testing.T) {
+	for _, h := range []BlockHandoff{HandoffLazy, HandoffEager} {
+		k := newKernel(t, WithProcs(1), WithBlockHandoff(h))
+		release := make(chan struct{})
+		var after atomic.Int32
+		k.Go(func(c *Ctx) {
+			// The only P's task blocks until another task runs: only a
+			// hand-off of the P lets that task run.
+			c.Go(func(*Ctx) { close(release) })
+			c.Block(func() { <-release })
+			c.Go(func(*Ctx) { after.Add(1) }) // the task has a P again
+		})
+		shutdown(t, k)
+		if st := k.Stats(); st.Handoffs == 0 || after.Load() != 1 {
+			t.Errorf("handoff %d: stats %+v, %d tasks after Block; want a hand-off and 1", h, st, after.Load())
+		}
+	}
+}
+
+func TestStallsAreReportedToTheHook(t *testing.T) {
+	stalled := make(chan Stall, 1)
+	k := newKernel(t, WithProcs(2), WithStall(time.Millisecond, func(s Stall) {
+		select {
+		case stalled <- s:
+		default:
+		}
+	}))
+	got := make(chan Stall, 1)
+	k.Go(func(*Ctx) {
+		// Run until the monitor reports this run; bounded, so that a
+		// monitor that never reports fails the test instead of hanging.
+		deadline := time.Now().Add(30 * time.Second)
+		for time.Now().Before(deadline) {
+			select {
+			case s := <-stalled:
+				got <- s
+				return
+			default:
+			}
+		}
+		got <- Stall{P: -1}
+	})
+	s := <-got
+	shutdown(t, k)
+	if s.P < 0 || s.Running < time.Millisecond || k.Stats().Stalls == 0 {
+		t.Errorf("stall %+v, Stats.Stalls %d: want a report of a run past 1ms", s, k.Stats().Stalls)
+	}
+}
+
+func TestShutdownLeavesNoGoroutineBehind(t *testing.T) {
+	before := runtime.NumGoroutine()
+	for range 5 {
+		k := newKernel(t, WithProcs(4))
+		for range 100 {
+			k.Go(func(c *Ctx) { c.Go(func(*Ctx) {}) })
+		}
+		shutdown(t, k)
+	}
+	// Exited workers may need a moment to leave the scheduler's books.
+	for deadline := time.Now().Add(10 * time.Second); runtime.NumGoroutine() > before && time.Now().Before(deadline); {
+		runtime.Gosched()
+	}
+	if after := runtime.NumGoroutine(); after > before {
+		buf := make([]byte, 1<<16)
+		t.Errorf("%d goroutines before, %d after five kernels shut down:\n%s", before, after, buf[:runtime.Stack(buf, true)])
+	}
+}
+
+func TestAnIdleKernelParksEveryWorker(t *testing.T) {
+	k := newKernel(t, WithProcs(2))
+	done := make(chan struct{})
+	k.Go(func(c *Ctx) {
+		c.Go(func(*Ctx) {})
+		c.Go(func(*Ctx) { close(done) })
+	})
+	<-done
+	// Wait, bounded, for the workers to run out of work and park.
+	for i := 0; i < 100000; i++ {
+		st := k.Stats()
+		if st.IdleProcs == 2 && st.SpinningMs == 0 && k.monMode.Load() == monDeep {
+			return
+		}
+		runtime.Gosched()
+	}
+	t.Errorf("the kernel did not go quiet: stats %+v, monitor mode %d", k.Stats(), k.monMode.Load())
+}
