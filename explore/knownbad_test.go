@@ -3,6 +3,7 @@
 package explore_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/vsched/vsched/internal/mutant"
@@ -65,6 +66,43 @@ func TestKnownBadReductionIsReported(t *testing.T) {
 		t.Run(m.Name, func(t *testing.T) {
 			t.Parallel()
 			mutant.Report(t, m, byDifferential)
+		})
+	}
+}
+
+// TestKnownBadKernelsAreReported: each seeded bug of the kernel's wakeup
+// protocol must make a model fail, as a deadlock (a lost wakeup) or a task
+// that runs the wrong number of times. The models run at preemption bound 1,
+// where each is explored completely in about a second; the needspinning bug
+// takes two preemptions, so its model runs at bound 2.
+func TestKnownBadKernelsAreReported(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a mutant per case; skipped in -short")
+	}
+	byModels := func(run, bound string) mutant.Verifier {
+		return mutant.Verifier{Name: "explore", Pkg: "./explore", Run: run, Tags: "vsched_explore",
+			Env:       []string{"VSCHED_MAX_PREEMPTIONS=" + bound},
+			MustPrint: []string{"--- FAIL: TestKernelModels/", "VSCHED_REPLAY="}}
+	}
+	all := byModels("^TestKernelModels$", "1")
+	for _, c := range []struct {
+		m mutant.Mutant
+		v mutant.Verifier
+	}{
+		{mutant.RecheckBeforeDecrement, all},
+		{mutant.NoTrailingWakep, all},
+		{mutant.ParkCommitsEarly, all},
+		{mutant.NoResetSpinningWakep, all},
+		{mutant.NeedSpinningIgnored, byModels("^TestKernelModels$/^SpawnVsIdle$/^Go$", "2")},
+	} {
+		t.Run(c.m.Name, func(t *testing.T) {
+			t.Parallel()
+			out := mutant.Report(t, c.m, c.v)
+			for _, line := range strings.Split(out, "\n") {
+				if strings.HasPrefix(strings.TrimSpace(line), "--- FAIL: TestKernelModels/") {
+					t.Log(strings.TrimSpace(line))
+				}
+			}
 		})
 	}
 }

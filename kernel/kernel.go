@@ -83,7 +83,7 @@ type Kernel struct {
 	allm         xsync.Pointer[[]*m]
 
 	// Counters kept outside the Ps.
-	mparks, munparks, handoffs, stalls, outsideWakes xsync.Uint64
+	mparks, munparks, handoffs, stalls, outsideWakes xsync.Stat
 
 	mon     monitorState
 	monNote xsync.Note

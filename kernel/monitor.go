@@ -32,7 +32,7 @@ type monitorP struct {
 	tickWhen    int64  // when it saw schedtick change
 	runWhen     int64  // when it saw runseq change
 	reported    bool   // this run was reported as a stall
-	syscalltick uint32
+	syscalltick uint64
 	syscallWhen int64
 }
 

@@ -57,7 +57,7 @@ type counters struct {
 // published is the copy of a P's counters that Stats reads.
 type published struct {
 	tasksRun, spawned, runnextHits, stealOps, stolen, globalPulls,
-	overflows, yields, parks, wakes xsync.Uint64
+	overflows, yields, parks, wakes xsync.Stat
 }
 
 // publish copies pp's counters for Stats. Executed only by pp's owner.

@@ -85,3 +85,20 @@ func (mk *Manual) Local(p int) int {
 	}
 	return n
 }
+
+// TestHookRetake is what the monitor does to a long Block, for this
+// module's explorer models, in which the monitor does not run: every P whose
+// M is in Block is taken and handed off (retake and handoffp). It returns
+// how many Ps it took.
+func (k *Kernel) TestHookRetake(_ testhook.Key) int {
+	n := 0
+	for _, pp := range k.allp {
+		if pp.status.Load() == pSyscall && pp.status.Cas(pSyscall, pIdle) {
+			k.handoffs.Add(1)
+			pp.m = nil
+			k.handoffp(pp)
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,229 @@
+//go:build vsched_explore
+
+package explore_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"testing"
+
+	"github.com/vsched/vsched/explore"
+	"github.com/vsched/vsched/internal/testhook"
+	"github.com/vsched/vsched/internal/xsync"
+	"github.com/vsched/vsched/kernel"
+)
+
+// Models of the real kernel, with two Ps. The kernel's Ms are explorer
+// threads (xsync.Go), its lock and notes are explorer primitives, and the
+// monitor does not run (time does not pass in a model). Every model ends
+// with Shutdown, which returns only once every task that was accepted has
+// run: a lost wakeup leaves a task queued with every M asleep, and the
+// explorer reports that as a deadlock.
+
+// newModelKernel returns a kernel of procs Ps set up for a model.
+func newModelKernel(procs int, opts ...kernel.Option) *kernel.Kernel {
+	opts = append([]kernel.Option{kernel.WithProcs(procs), kernel.TestHookModel(testhook.Key{})}, opts...)
+	k, err := kernel.New(opts...)
+	if err != nil {
+		panic(err)
+	}
+	return k
+}
+
+// ktask is a model task that counts its runs.
+type ktask struct {
+	name string
+	runs xsync.Int32
+}
+
+func (t *ktask) fn(c *kernel.Ctx) { t.runs.Add(1) }
+
+// ranOnce asserts that every task ran exactly once.
+func ranOnce(ts ...*ktask) {
+	for _, t := range ts {
+		n := t.runs.Load()
+		explore.Assertf(n == 1, "task %s ran %d times, want exactly once", t.name, n)
+	}
+}
+
+// drain shuts k down and asserts that it drained.
+func drain(k *kernel.Kernel) {
+	err := k.Shutdown(context.Background())
+	explore.Assertf(err == nil, "Shutdown: %v", err)
+}
+
+// remoteSubmitVsLastSpinner: two tasks submitted from outside; the first
+// blocks until the second has run, without a monitor to retake its P, so
+// the second can only run on the other P. The second submit races the Ms
+// that the first one woke: the one that found the first task must wake
+// another (resetspinning), and that spinner, finding nothing yet, goes
+// idle while the submit publishes and looks at nmspinning (the races of
+// runtime issues #45867 and #63555).
+func remoteSubmitVsLastSpinner() {
+	k := newModelKernel(2)
+	var release xsync.Note
+	a, b := &ktask{name: "a"}, &ktask{name: "b"}
+	k.Go(func(c *kernel.Ctx) {
+		c.Block(func() { release.Sleep() })
+		a.fn(c)
+	})
+	k.Go(func(c *kernel.Ctx) {
+		b.fn(c)
+		release.Wakeup()
+	})
+	drain(k)
+	ranOnce(a, b)
+}
+
+// wakeVsParkCommit: a task parks and hands its Waker to an outside thread,
+// which wakes it at any moment: before Park returns, before the park
+// commits after the function returned, or after. The task must run exactly
+// twice.
+func wakeVsParkCommit() {
+	k := newModelKernel(2)
+	var w xsync.Pointer[kernel.Waker]
+	var runs xsync.Int32
+	k.Go(func(c *kernel.Ctx) {
+		if runs.Add(1) == 1 {
+			w.Store(c.Park())
+		}
+	})
+	for w.Load() == nil {
+		xsync.Spin()
+	}
+	w.Load().Wake()
+	drain(k)
+	n := runs.Load()
+	explore.Assertf(n == 2, "the parked task ran %d times, want twice", n)
+}
+
+// blockHandoffVsSubmit: a task on one P blocks until a task submitted from
+// outside runs, while the other P's task blocks the same way, so that the
+// waker can run only on a P handed off from a Block: eagerly, or by the
+// monitor's retake racing the submit and the Blocks.
+func blockHandoffVsSubmit(eager bool) func() {
+	return func() {
+		opts := []kernel.Option{kernel.WithBlockHandoff(kernel.HandoffLazy)}
+		if eager {
+			opts[0] = kernel.WithBlockHandoff(kernel.HandoffEager)
+		}
+		k := newModelKernel(1, opts...)
+		var release xsync.Note
+		blocker, waker := &ktask{name: "blocker"}, &ktask{name: "waker"}
+		k.Go(func(c *kernel.Ctx) {
+			c.Block(func() { release.Sleep() })
+			blocker.fn(c)
+		})
+		var retake *explore.Thread
+		if !eager {
+			// The monitor: it retakes the P once the task is in Block.
+			retake = explore.Go(func() {
+				for k.TestHookRetake(testhook.Key{}) == 0 {
+					xsync.Spin()
+				}
+			})
+		}
+		k.Go(func(c *kernel.Ctx) {
+			waker.fn(c)
+			release.Wakeup()
+		})
+		if retake != nil {
+			retake.Join()
+		}
+		drain(k)
+		ranOnce(blocker, waker)
+	}
+}
+
+// spawnVsIdle: a task spawns a child (Ctx.Go, or Ctx.GoBatch, the
+// runtime's injectglist) and then blocks until the child ran, without a
+// monitor to retake its P, while the other P's M finishes a task of its own
+// and goes idle. Only the other P can run the child, and only if the
+// spawn's wakep, its needspinning, injectglist's trailing wakep or the
+// spinner's recheck saw it.
+func spawnVsIdle(batch bool) func() {
+	return func() {
+		k := newModelKernel(2)
+		var release xsync.Note
+		child, other := &ktask{name: "child"}, &ktask{name: "other"}
+		k.Go(func(c *kernel.Ctx) {
+			fn := func(c *kernel.Ctx) {
+				child.fn(c)
+				release.Wakeup()
+			}
+			if batch {
+				c.GoBatch(fn)
+			} else {
+				c.Go(fn)
+			}
+			c.Block(func() { release.Sleep() })
+		})
+		k.Go(other.fn)
+		drain(k)
+		ranOnce(child, other)
+	}
+}
+
+// shutdownVsSubmits: Shutdown races two submits from another thread. A
+// submit that returned nil must run exactly once, one that returned
+// ErrClosed never, and Shutdown returns nil once the accepted ones ran.
+func shutdownVsSubmits() {
+	k := newModelKernel(2)
+	a, b := &ktask{name: "a"}, &ktask{name: "b"}
+	var errA, errB error
+	submitter := explore.Go(func() {
+		errA = k.Go(a.fn)
+		errB = k.Go(b.fn)
+	})
+	drain(k)
+	submitter.Join()
+	for _, c := range []struct {
+		t   *ktask
+		err error
+	}{{a, errA}, {b, errB}} {
+		n := c.t.runs.Load()
+		switch {
+		case c.err == nil:
+			explore.Assertf(n == 1, "task %s was accepted and ran %d times", c.t.name, n)
+		case errors.Is(c.err, kernel.ErrClosed):
+			explore.Assertf(n == 0, "task %s was refused and ran %d times", c.t.name, n)
+		default:
+			explore.Assertf(false, "submit of %s: %v", c.t.name, c.err)
+		}
+	}
+}
+
+// kernelModels are the models of the kernel, by name.
+var kernelModels = []struct {
+	name  string
+	model func()
+}{
+	{"RemoteSubmitVsLastSpinner", remoteSubmitVsLastSpinner},
+	{"WakeVsParkCommit", wakeVsParkCommit},
+	{"BlockHandoffVsSubmit/lazy", blockHandoffVsSubmit(false)},
+	{"BlockHandoffVsSubmit/eager", blockHandoffVsSubmit(true)},
+	{"SpawnVsIdle/Go", spawnVsIdle(false)},
+	{"SpawnVsIdle/GoBatch", spawnVsIdle(true)},
+	{"ShutdownVsSubmits", shutdownVsSubmits},
+}
+
+// kernelConfig is the bound of the kernel's models: 1 by default, where
+// each is explored completely in about a second, or VSCHED_MAX_PREEMPTIONS
+// (the campaign's bound 2 takes minutes: up to a million executions a
+// model).
+func kernelConfig() explore.Config {
+	if os.Getenv("VSCHED_MAX_PREEMPTIONS") != "" {
+		return explore.Config{}
+	}
+	return explore.Config{MaxPreemptions: 1}
+}
+
+func TestKernelModels(t *testing.T) {
+	for _, km := range kernelModels {
+		t.Run(km.name, func(t *testing.T) {
+			kernelConfig().Check(t, km.model)
+		})
+	}
+}
+

@@ -1,0 +1,53 @@
+package mutant
+
+// The seeded bugs of package kernel. Each verifier package lists the ones it
+// must report.
+var (
+	// RecheckBeforeDecrement has a spinning M that drops its P look at the
+	// queues again before it decrements nmspinning: a submitter that
+	// publishes between the recheck and the decrement sees a spinner and
+	// wakes nobody, and no spinner looks again (runtime issue #45867's
+	// family).
+	RecheckBeforeDecrement = Mutant{
+		Name: "recheck-before-decrement",
+		File: "kernel/proc.go",
+		Old: "\t\tmp.spinning = false\n\t\tif k.nmspinning.Add(-1) < 0 {\n\t\t\tpanic(\"findRunnable: negative nmspinning\")\n\t\t}\n" +
+			"\t\tif gp, pp := k.recheckNoP(); pp != nil {\n",
+		New: "\t\tgp, pp := k.recheckNoP() // mutant: recheck before the decrement\n" +
+			"\t\tmp.spinning = false\n\t\tif k.nmspinning.Add(-1) < 0 {\n\t\t\tpanic(\"findRunnable: negative nmspinning\")\n\t\t}\n" +
+			"\t\tif pp != nil {\n",
+	}
+	// NoTrailingWakep drops the wakep that ends injectglist, which covers
+	// Ps that went idle after it read npidle (runtime issue #63555).
+	NoTrailingWakep = Mutant{
+		Name: "no-trailing-wakep",
+		File: "kernel/proc.go",
+		Old:  "\t\t\tk.globrunqputbatchLocked(rest)\n\t\t\tk.lock.Unlock()\n\t\t}\n\t}\n\tk.wakep()\n}\n",
+		New:  "\t\t\tk.globrunqputbatchLocked(rest)\n\t\t\tk.lock.Unlock()\n\t\t}\n\t}\n\t// mutant: no trailing wakep\n}\n",
+	}
+	// ParkCommitsEarly commits a park inside Ctx.Park, before the task's
+	// function returns: a Wake can then make the task runnable while it is
+	// still running.
+	ParkCommitsEarly = Mutant{
+		Name: "park-commits-early",
+		File: "kernel/task.go",
+		Old:  "\tgp.parking = true\n\tw.state.Store(wRequested)\n",
+		New:  "\tgp.parking = true\n\tw.state.Store(wParked) // mutant: the park commits before the function returns\n",
+	}
+	// NeedSpinningIgnored lets a non-spinning M drop its P although a
+	// spinner found work it could not take (needspinning).
+	NeedSpinningIgnored = Mutant{
+		Name: "needspinning-ignored",
+		File: "kernel/proc.go",
+		Old:  "\tif !mp.spinning && k.needspinning.Load() == 1 {\n",
+		New:  "\tif false && !mp.spinning && k.needspinning.Load() == 1 { // mutant: needspinning ignored\n",
+	}
+	// NoResetSpinningWakep has the last spinner that found work stop
+	// spinning without waking another (resetspinning without wakep).
+	NoResetSpinningWakep = Mutant{
+		Name: "resetspinning-no-wakep",
+		File: "kernel/proc.go",
+		Old:  "\t\tpanic(\"resetspinning: negative nmspinning\")\n\t}\n\tk.wakep()\n",
+		New:  "\t\tpanic(\"resetspinning: negative nmspinning\")\n\t}\n\t// mutant: no wakep\n",
+	}
+)

@@ -1,0 +1,19 @@
+package xsync
+
+import "sync/atomic"
+
+// Stat is an atomic counter for statistics: what a scheduler counts for its
+// users and its monitor, never what it decides by. It is not a scheduling
+// point in either build, so the explorer does not spend executions on
+// interleavings of counters; code whose correctness depends on a value must
+// use [Uint64] instead.
+type Stat struct{ v atomic.Uint64 }
+
+// Load returns the counter's value.
+func (s *Stat) Load() uint64 { return s.v.Load() }
+
+// Store sets the counter.
+func (s *Stat) Store(v uint64) { s.v.Store(v) }
+
+// Add adds delta to the counter.
+func (s *Stat) Add(delta uint64) { s.v.Add(delta) }
