@@ -226,4 +226,3 @@ func TestKernelModels(t *testing.T) {
 		})
 	}
 }
-

@@ -32,8 +32,8 @@ type p struct {
 	status      xsync.Uint32
 	idle        xsync.Uint32 // on the idle list (the runtime's idlepMask bit)
 	preempt     xsync.Uint32 // the monitor asks to break a runnext chain
-	ticks       xsync.Stat // runseq<<32 | schedtick, for the monitor
-	syscalltick xsync.Stat // Blocks entered, for the monitor
+	ticks       xsync.Stat   // runseq<<32 | schedtick, for the monitor
+	syscalltick xsync.Stat   // Blocks entered, for the monitor
 	pub         published
 	_           [64]byte
 }
