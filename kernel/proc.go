@@ -622,6 +622,9 @@ func (k *Kernel) mexit(mp *m) {
 // runtime.Goexit, or an unrecovered panic, in the middle of gp's run: the
 // task is dead, the P is handed off, and the M is no longer counted.
 func (k *Kernel) mdying(mp *m, gp *g) {
+	if k.manual {
+		return // the caller of Manual.Schedule is the M: the panic is its own
+	}
 	gp.ctx.m = nil
 	mp.curg = nil
 	if w := gp.waker; w != nil {

@@ -61,6 +61,7 @@ func (mk *Manual) Schedule(p int, rand func() uint32) (ran, inheritTime bool) {
 	k.acquirep(mp, k.allp[p])
 	defer func() {
 		pp := mp.p
+		pp.publish() // a manual kernel's Stats are exact after each step
 		pp.m, mp.p = nil, nil
 	}()
 	gp, inheritTime := k.findRunnable(mp)
@@ -75,16 +76,9 @@ func (mk *Manual) Schedule(p int, rand func() uint32) (ran, inheritTime bool) {
 	return true, inheritTime
 }
 
-// Local returns the number of tasks queued on P p: its local queue and a
-// task whose park commit failed.
-func (mk *Manual) Local(p int) int {
-	pp := mk.k.allp[p]
-	n := pp.runq.Len()
-	if pp.resume != nil {
-		n++
-	}
-	return n
-}
+// Local returns the number of tasks in P p's local queue, runnext
+// included.
+func (mk *Manual) Local(p int) int { return mk.k.allp[p].runq.Len() }
 
 // TestHookRetake is what the monitor does to a long Block, for this
 // module's explorer models, in which the monitor does not run: every P whose

@@ -38,6 +38,20 @@ var knownBadQueues = []struct {
 	{mutant.EmptySingleTailRead, []mutant.Verifier{byEmptyStress}},
 }
 
+// byKernelProptest is the single-M conformance test of the kernel against
+// spec.Scheduler.
+var byKernelProptest = mutant.Verifier{Name: "proptest", Pkg: "./proptest", Run: "^TestKernelMatchesSpec$",
+	MustPrint: []string{"--- FAIL: TestKernelMatchesSpec", "spec mismatch"}}
+
+func TestKnownBadKernelsAreReported(t *testing.T) {
+	for _, m := range []mutant.Mutant{mutant.YieldToLocal, mutant.WakeIgnoresWakersP, mutant.FairnessAfterLocal} {
+		t.Run(m.Name, func(t *testing.T) {
+			t.Parallel()
+			mutant.Report(t, m, byKernelProptest)
+		})
+	}
+}
+
 func TestKnownBadQueuesAreReported(t *testing.T) {
 	for _, kb := range knownBadQueues {
 		for _, v := range kb.verifiers {

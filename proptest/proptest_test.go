@@ -17,3 +17,5 @@ func TestOrderVisitsEveryPositionOnce(t *testing.T) {
 func TestOrderStridesAreCoprimesWithDistinctSeeds(t *testing.T) {
 	rapid.Check(t, CheckOrderStridesAreCoprimes)
 }
+
+func TestKernelMatchesSpec(t *testing.T) { rapid.Check(t, CheckKernel) }

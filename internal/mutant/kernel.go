@@ -51,3 +51,33 @@ var (
 		New:  "\t\tpanic(\"resetspinning: negative nmspinning\")\n\t}\n\t// mutant: no wakep\n",
 	}
 )
+
+// Seeded bugs of the kernel's task life cycle, which the single-M
+// conformance test against spec.Scheduler must report.
+var (
+	// YieldToLocal sends a yielding task to its P's local queue instead of
+	// the global tail, where it would run again before other Ps' work and
+	// before the global queue (runtime issue #13546's family).
+	YieldToLocal = Mutant{
+		Name: "yield-to-local",
+		File: "kernel/task.go",
+		Old:  "\t\t} else {\n\t\t\tk.global.Put(gp)\n\t\t}\n\t\tk.lock.Unlock()\n\t\tk.wakep()\n",
+		New:  "\t\t}\n\t\tk.lock.Unlock()\n\t\tk.runqput(pp, gp, false) // mutant: a yield stays on the P\n\t\tk.wakep()\n",
+	}
+	// WakeIgnoresWakersP sends every woken task to the global queue, even
+	// when a task on a P wakes it (no goready into runnext).
+	WakeIgnoresWakersP = Mutant{
+		Name: "wake-ignores-wakers-p",
+		File: "kernel/task.go",
+		Old:  "if mp := k.callerMFast(); mp != nil && mp.curg != nil && mp.p != nil {",
+		New:  "if mp := k.callerMFast(); false && mp != nil { // mutant: no goready",
+	}
+	// FairnessAfterLocal checks the global queue on the 61st tick only
+	// after the local queue, which then never yields to it.
+	FairnessAfterLocal = Mutant{
+		Name: "fairness-after-local",
+		File: "kernel/proc.go",
+		Old:  "\tif pp.schedtick%fairnessTick == 0 && k.global.Len() > 0 {",
+		New:  "\tif gp, inheritTime := pp.runq.Get(); gp != nil { // mutant: local before the 61-tick check\n\t\treturn gp, inheritTime\n\t}\n\tif pp.schedtick%fairnessTick == 0 && k.global.Len() > 0 {",
+	}
+)
