@@ -67,8 +67,7 @@ type Kernel struct {
 	mcount     int
 	nextMID    int
 	syswait    mQueue // Ms back from Block waiting for a P, FIFO
-	gfree      *g     // global free list of task records
-	ngfree     int
+	gfree      []*g   // global free list of task records
 	dropped    uint64
 	remote     uint64 // tasks submitted from outside
 	monitorRun bool   // the monitor goroutine has not exited
@@ -193,7 +192,7 @@ func New(opts ...Option) (*Kernel, error) {
 	k.order = steal.NewOrder(k.procs)
 	k.allp = make([]*p, k.procs)
 	for i := range k.allp {
-		k.allp[i] = &p{id: i, batch: make([]*g, 0, globalBatch)}
+		k.allp[i] = &p{id: i, batch: make([]*g, 0, globalBatch), gfree: make([]*g, 0, gfreeMax)}
 	}
 	k.mon.ps = make([]monitorP, k.procs)
 	empty := []*m{}

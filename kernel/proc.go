@@ -22,8 +22,7 @@ type p struct {
 	schedtick uint32 // non-inherited runs: the time slice counter
 	runseq    uint32 // every run, for the monitor's stall check
 	resume    *g     // a task whose park commit failed: it runs next
-	gfree     *g
-	ngfree    int
+	gfree     []*g // free task records, a stack of at most gfreeMax
 	batch     []*g // room for a batch from the global queue
 	c         counters
 	link      *p // the idle list, under the lock
@@ -494,8 +493,13 @@ func (k *Kernel) startIdle(n int) {
 // wakep starts a spinning M on an idle P, if there is an idle P and no M
 // spins already (the runtime's wakep). With no idle P it sets needspinning,
 // so that an M about to drop its P spins instead.
+//
+// Unlike the runtime's, it returns at once when there is no idle P and
+// needspinning is set already: taking the lock would only set the flag
+// again, and a busy kernel would take the lock on every spawn.
 func (k *Kernel) wakep() {
-	if k.nmspinning.Load() != 0 || !k.nmspinning.Cas(0, 1) {
+	if k.nmspinning.Load() != 0 || k.npidle.Load() == 0 && k.needspinning.Load() == 1 ||
+		!k.nmspinning.Cas(0, 1) {
 		return
 	}
 	k.lock.Lock()

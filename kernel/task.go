@@ -13,8 +13,6 @@ type g struct {
 	fn  func(*Ctx)
 	ctx Ctx
 	k   *Kernel
-	// link chains the record in a free list.
-	link *g
 	// waker is the task's Waker, made at its first Park and kept until it
 	// dies; a dead task's Waker is never reused.
 	waker *Waker
@@ -306,24 +304,24 @@ func (k *Kernel) gdead(pp *p, gp *g) {
 // gfget returns a free task record: from pp's free list, refilled from the
 // global one when empty, or a new one (the runtime's gfget). Executed only
 // by pp's owner.
+//
+// The free lists are stacks of pointers rather than lists linked through
+// the records, as the runtime's are: records freed on another P live in
+// that P's cache, and moving a batch of them must not read each one.
 func (k *Kernel) gfget(pp *p) *g {
-	if pp.gfree == nil && k.ngfreeHint.Load() > 0 {
+	if len(pp.gfree) == 0 && k.ngfreeHint.Load() > 0 {
 		k.lock.Lock()
-		for pp.ngfree < gfreeKeep && k.gfree != nil {
-			gp := k.gfree
-			k.gfree = gp.link
-			k.ngfree--
-			gp.link = pp.gfree
-			pp.gfree = gp
-			pp.ngfree++
-		}
-		k.ngfreeHint.Store(int32(k.ngfree))
+		n := min(len(k.gfree), gfreeKeep)
+		pp.gfree = append(pp.gfree, k.gfree[len(k.gfree)-n:]...)
+		clear(k.gfree[len(k.gfree)-n:])
+		k.gfree = k.gfree[:len(k.gfree)-n]
+		k.ngfreeHint.Store(int32(len(k.gfree)))
 		k.lock.Unlock()
 	}
-	if gp := pp.gfree; gp != nil {
-		pp.gfree = gp.link
-		pp.ngfree--
-		gp.link = nil
+	if n := len(pp.gfree); n > 0 {
+		gp := pp.gfree[n-1]
+		pp.gfree[n-1] = nil
+		pp.gfree = pp.gfree[:n-1]
 		return gp
 	}
 	return k.newg()
@@ -332,11 +330,11 @@ func (k *Kernel) gfget(pp *p) *g {
 // gfgetLocked returns a free record from the global list or a new one.
 // Called with the lock held.
 func (k *Kernel) gfgetLocked() *g {
-	if gp := k.gfree; gp != nil {
-		k.gfree = gp.link
-		k.ngfree--
-		k.ngfreeHint.Store(int32(k.ngfree))
-		gp.link = nil
+	if n := len(k.gfree); n > 0 {
+		gp := k.gfree[n-1]
+		k.gfree[n-1] = nil
+		k.gfree = k.gfree[:n-1]
+		k.ngfreeHint.Store(int32(n - 1))
 		return gp
 	}
 	return k.newg()
@@ -351,20 +349,14 @@ func (k *Kernel) newg() *g {
 // gfput puts a dead task's record on pp's free list, moving half of a full
 // list to the global one (the runtime's gfput). Executed only by pp's owner.
 func (k *Kernel) gfput(pp *p, gp *g) {
-	gp.link = pp.gfree
-	pp.gfree = gp
-	pp.ngfree++
-	if pp.ngfree >= gfreeMax {
+	pp.gfree = append(pp.gfree, gp)
+	if len(pp.gfree) >= gfreeMax {
 		k.lock.Lock()
-		for pp.ngfree > gfreeKeep {
-			gp := pp.gfree
-			pp.gfree = gp.link
-			pp.ngfree--
-			gp.link = k.gfree
-			k.gfree = gp
-			k.ngfree++
-		}
-		k.ngfreeHint.Store(int32(k.ngfree))
+		keep := pp.gfree[:gfreeKeep]
+		k.gfree = append(k.gfree, pp.gfree[gfreeKeep:]...)
+		clear(pp.gfree[gfreeKeep:])
+		pp.gfree = keep
+		k.ngfreeHint.Store(int32(len(k.gfree)))
 		k.lock.Unlock()
 	}
 }
