@@ -323,8 +323,10 @@ func (k *Kernel) Shutdown(ctx context.Context) error {
 // Close stops the kernel now: intake stops, queued tasks are dropped and
 // counted in [Stats.Dropped], and every worker exits at its next scheduling
 // point. A task cannot be interrupted, so Close waits for the runs in
-// progress to return (and drops whatever they spawn, yield or wake); called
-// from inside a task, it does not wait for that task's own run. Parked tasks
+// progress to return (and drops whatever they spawn, yield or wake), except
+// the runs of tasks inside [Ctx.Block], whose blocking call may wait for a
+// task that Close dropped: they end whenever that call returns. Called from
+// inside a task, Close does not wait for that task's own run. Parked tasks
 // stay parked and are counted in [Stats.Parked]. Close may be called more
 // than once and always returns nil.
 func (k *Kernel) Close() error {
@@ -334,6 +336,21 @@ func (k *Kernel) Close() error {
 		k.state.Store(stateStopped)
 		for gp := k.global.Get(); gp != nil; gp = k.global.Get() {
 			k.dropLocked(gp)
+		}
+		// Take the Ps of Ms inside Block too, so that what is queued on
+		// them is dropped now rather than when the blocking call returns.
+		for _, pp := range k.allp {
+			if pp.status.Load() == pSyscall && pp.status.Cas(pSyscall, pIdle) {
+				pp.m = nil
+				if gp := pp.resume; gp != nil {
+					pp.resume = nil
+					k.dropLocked(gp)
+				}
+				for _, gp := range pp.runq.Drain(pp.batch[:0]) {
+					k.dropLocked(gp)
+				}
+				k.releasePLocked(pp)
+			}
 		}
 		k.finishLocked()
 	}
@@ -374,9 +391,12 @@ func (k *Kernel) finishLocked() {
 }
 
 // maybeExitedLocked sets k.exited once the kernel is stopped and every M
-// and the monitor have exited. Called with the lock held.
+// but those inside Block, and the monitor, have exited. An M inside Block
+// is not waited for: its blocking call may wait for a task that Close
+// dropped. It exits when the call returns and its task's run ends. Called
+// with the lock held.
 func (k *Kernel) maybeExitedLocked() {
-	if k.state.Load() == stateStopped && k.mcount == 0 && !k.monitorRun {
+	if k.state.Load() == stateStopped && k.mcount == int(k.nmsys.Load()) && !k.monitorRun {
 		k.exited.Set()
 	}
 }

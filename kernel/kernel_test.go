@@ -520,3 +520,27 @@ func TestAnIdleKernelParksEveryWorker(t *testing.T) {
 	}
 	t.Errorf("the kernel did not go quiet: stats %+v, monitor mode %d", k.Stats(), k.monMode.Load())
 }
+
+func TestCloseDoesNotWaitForATaskInsideBlock(t *testing.T) {
+	for _, h := range []BlockHandoff{HandoffLazy, HandoffEager} {
+		k := newKernel(t, WithProcs(1), WithBlockHandoff(h))
+		release := make(chan struct{})
+		blocked := make(chan struct{})
+		var queuedRan atomic.Int32
+		k.Go(func(c *Ctx) {
+			c.Go(func(*Ctx) { queuedRan.Add(1) }) // queued behind the Block
+			c.Block(func() {
+				close(blocked)
+				<-release // only the test releases it, after Close
+			})
+			c.Go(func(*Ctx) { t.Error("a task spawned after Close ran") })
+		})
+		<-blocked
+		k.Close() // returns although the blocked task's run has not ended
+		if st := k.Stats(); int(st.Dropped)+int(queuedRan.Load()) != 1 {
+			t.Errorf("handoff %d: the queued task ran %d times and Stats.Dropped = %d after Close; want one of them 1",
+				h, queuedRan.Load(), st.Dropped)
+		}
+		close(release) // the blocked task ends its run; its spawn is dropped
+	}
+}
