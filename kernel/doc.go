@@ -118,8 +118,19 @@
 //     the set of Ps never changes here, and a P that went idle meanwhile has
 //     an empty queue that nobody can fill.
 //   - An M that comes back from Block waits for a P instead of queueing its
-//     task (see above); Ms beyond the number of Ps exist only while some are
-//     in Block, and exit when they would park.
+//     task (see above). The runtime keeps every M it started; here an M
+//     that would park exits when there are more Ms than Ps outside Block
+//     and an idle M for every P already, so that at most 2*procs Ms exist
+//     outside Block (see stopm for why not procs).
+//   - wakep returns without the lock when there is no idle P and
+//     needspinning is set already: the runtime would take the lock only to
+//     set the flag again, on every spawn of a busy kernel.
+//   - The free lists of task records are stacks of pointers, not lists
+//     linked through the records: moving a batch between Ps must not touch
+//     records that live in another core's cache.
+//   - A task allocates its Waker at its first Park and keeps it for its
+//     life; a dead task's Waker is never reused, so that a Waker kept too
+//     long cannot wake an unrelated task. Parking again allocates nothing.
 //   - Whether a waker is a task on a P is found from the calling
 //     goroutine's identity (getg, two instructions of assembly on amd64 and
 //     arm64); on other architectures a waker is always treated as outside.

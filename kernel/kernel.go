@@ -64,6 +64,7 @@ type Kernel struct {
 	global     runq.Global[g]
 	pidle      *p // idle Ps, linked through p.link
 	midle      *m // idle Ms, linked through m.link
+	nmidle     int
 	mcount     int
 	nextMID    int
 	syswait    mQueue // Ms back from Block waiting for a P, FIFO
@@ -383,7 +384,7 @@ func (k *Kernel) finishLocked() {
 		mp.note.Wakeup() // with no P: exit
 		mp = next
 	}
-	k.midle = nil
+	k.midle, k.nmidle = nil, 0
 	if k.monMode.Swap(monAwake) != monAwake {
 		k.monNote.Wakeup()
 	}

@@ -556,6 +556,7 @@ func (k *Kernel) startm(pp *p, spinning, lockHeld bool) {
 		nmp = k.newmLocked()
 	} else {
 		k.midle = nmp.link
+		k.nmidle--
 		nmp.link = nil
 	}
 	if spinning && (pp.resume != nil || !pp.runq.Empty()) {
@@ -575,15 +576,23 @@ func (k *Kernel) startm(pp *p, spinning, lockHeld bool) {
 
 // stopm parks mp on the idle-M list until startm hands it a P (the
 // runtime's stopm). It reports false when the M must exit instead: the
-// kernel stopped, or there are more Ms than Ps outside Block.
+// kernel stopped, or there are more Ms than Ps outside Block and already
+// an idle M for every P.
+//
+// The runtime keeps every M it ever started. Here an M beyond the number of
+// Ps exits, but only once procs Ms are idle: an M that has dropped its P
+// is not on the idle list yet while it looks at the queues once more, so a
+// wakep in that window starts a new M, and exiting at once would start and
+// end an M on every such race (ping-pong tasks did so about once per run).
 func (k *Kernel) stopm(mp *m) bool {
 	k.lock.Lock()
-	if k.state.Load() == stateStopped || k.mcount-int(k.nmsys.Load()) > k.procs {
+	if k.state.Load() == stateStopped || k.mcount-int(k.nmsys.Load()) > k.procs && k.nmidle >= k.procs {
 		k.lock.Unlock()
 		return false
 	}
 	mp.link = k.midle
 	k.midle = mp
+	k.nmidle++
 	k.lock.Unlock()
 	k.mparks.Add(1)
 	mp.note.Sleep()
