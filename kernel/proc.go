@@ -22,8 +22,8 @@ type p struct {
 	schedtick uint32 // non-inherited runs: the time slice counter
 	runseq    uint32 // every run, for the monitor's stall check
 	resume    *g     // a task whose park commit failed: it runs next
-	gfree     []*g // free task records, a stack of at most gfreeMax
-	batch     []*g // room for a batch from the global queue
+	gfree     []*g   // free task records, a stack of at most gfreeMax
+	batch     []*g   // room for a batch from the global queue
 	c         counters
 	link      *p // the idle list, under the lock
 
