@@ -5,6 +5,7 @@ package explore_test
 import (
 	"context"
 	"errors"
+	"flag"
 	"os"
 	"testing"
 
@@ -208,15 +209,22 @@ var kernelModels = []struct {
 	{"ShutdownVsSubmits", shutdownVsSubmits},
 }
 
-// kernelConfig is the bound of the kernel's models: 1 by default, where
-// each is explored completely in about a second, or VSCHED_MAX_PREEMPTIONS
-// (the campaign's bound 2 takes minutes: up to a million executions a
-// model).
+// The bound of the kernel's models. By default it is 1, where each model is
+// explored completely in about a second; VSCHED_MAX_PREEMPTIONS, or the
+// flag the campaign (vsched check) passes, raises it. At bound 2 a model
+// takes up to a million executions (about a minute), so the campaign caps
+// the executions of each.
+var (
+	kernelBound      = flag.Int("vsched.kernel-bound", 0, "preemption bound of the kernel models (0: VSCHED_MAX_PREEMPTIONS, else 1)")
+	kernelExecutions = flag.Int("vsched.kernel-executions", 0, "execution cap of each kernel model (0: the explorer's default)")
+)
+
 func kernelConfig() explore.Config {
-	if os.Getenv("VSCHED_MAX_PREEMPTIONS") != "" {
-		return explore.Config{}
+	cfg := explore.Config{MaxPreemptions: *kernelBound, MaxExecutions: *kernelExecutions}
+	if cfg.MaxPreemptions == 0 && os.Getenv("VSCHED_MAX_PREEMPTIONS") == "" {
+		cfg.MaxPreemptions = 1
 	}
-	return explore.Config{MaxPreemptions: 1}
+	return cfg
 }
 
 func TestKernelModels(t *testing.T) {

@@ -82,13 +82,14 @@ func newCheckFlags(out io.Writer) *checkFlags {
 	f := &checkFlags{fs: flag.NewFlagSet("check", flag.ContinueOnError)}
 	f.fs.SetOutput(out)
 	f.fs.StringVar(&f.fuzztime, "fuzztime", "10s", "fuzz each target for `d`: a duration (10s, 5m) or an iteration count (1000x)")
-	f.fs.StringVar(&f.run, "run", "", "run only the phases whose name matches `regexp` (properties, fuzz seeds, explore, linearizability, fuzz <Target>)")
+	f.fs.StringVar(&f.run, "run", "", "run only the phases whose name matches `regexp` (properties, fuzz seeds, explore, explore kernel, linearizability, fuzz <Target>)")
 	f.fs.BoolVar(&f.verbose, "v", false, "print each go command and stream go test's output while it runs")
 	f.fs.Usage = func() {
 		fmt.Fprint(out, "usage: vsched check [-fuzztime d] [-run regexp] [-v]\n\n"+
 			"check runs the verification campaign in phases: properties (the property\n"+
 			"tests), fuzz seeds (the committed seed corpora), explore (the model checker's\n"+
-			"litmus tests and runq scenarios), linearizability (porcupine on histories from\n"+
+			"litmus tests, runq scenarios and kernel models), explore kernel (the kernel\n"+
+			"models at preemption bound 2), linearizability (porcupine on histories from\n"+
 			"real cores) and fuzz <Target> (a bounded fuzzing run per target), then prints\n"+
 			"a summary. It exits 1 if a phase failed.\n\n")
 		f.fs.PrintDefaults()
@@ -205,7 +206,8 @@ func (c *checker) run(ctx context.Context) []result {
 		return ctx.Err() == nil
 	}
 	if !step("properties", c.properties) || !step("fuzz seeds", c.fuzzSeeds) ||
-		!step("explore", c.explore) || !step("linearizability", c.linearizability) {
+		!step("explore", c.explore) || !step("explore kernel", c.exploreKernel) ||
+		!step("linearizability", c.linearizability) {
 		return results
 	}
 	targets, listing := c.fuzzTargets(ctx)
@@ -259,6 +261,16 @@ func (c *checker) explore(ctx context.Context) result {
 		return result{verdict: skip, summary: "no ./explore package yet"}
 	}
 	return c.testJSON(ctx, []string{"test", "-count=1", "-json", "-tags", "vsched_explore", "-skip", "^TestKnownBad", "./explore"}, "no tests")
+}
+
+// exploreKernel runs the kernel's models again at preemption bound 2 (the
+// explore phase runs them at bound 1), at most 200,000 executions each.
+func (c *checker) exploreKernel(ctx context.Context) result {
+	if !isDir(filepath.Join(c.root, "kernel")) {
+		return result{verdict: skip, summary: "no ./kernel package yet"}
+	}
+	return c.testJSON(ctx, []string{"test", "-count=1", "-json", "-tags", "vsched_explore", "-run", "^TestKernelModels$", "./explore",
+		"-args", "-vsched.kernel-bound=2", "-vsched.kernel-executions=200000"}, "no tests")
 }
 
 // linearizability runs the stress tests whose histories porcupine checks.

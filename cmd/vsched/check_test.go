@@ -387,7 +387,7 @@ func TestPhaseFilter(t *testing.T) {
 		filter string
 		want   []string
 	}{
-		{"", []string{"properties SKIP", "fuzz seeds SKIP", "explore SKIP", "linearizability SKIP"}},
+		{"", []string{"properties SKIP", "fuzz seeds SKIP", "explore SKIP", "explore kernel SKIP", "linearizability SKIP"}},
 		{"seeds", []string{"fuzz seeds SKIP"}},
 		{"^explore$", []string{"explore SKIP"}},
 		{"^prop", []string{"properties SKIP"}},
@@ -400,7 +400,7 @@ func TestPhaseFilter(t *testing.T) {
 		if !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("-run %q ran %q, want %q", tc.filter, got, tc.want)
 		}
-		if want := []string{"properties", "fuzz seeds", "explore", "linearizability"}; !reflect.DeepEqual(c.names, want) {
+		if want := []string{"properties", "fuzz seeds", "explore", "explore kernel", "linearizability"}; !reflect.DeepEqual(c.names, want) {
 			t.Errorf("-run %q: known phases %q, want %q", tc.filter, c.names, want)
 		}
 	}
