@@ -1,0 +1,88 @@
+package kernel_test
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+
+	"github.com/vsched/vsched/kernel"
+)
+
+// A tree of tasks: each spawns its children into its P's runnext, and
+// Shutdown returns once every one of them has run.
+func Example() {
+	k, err := kernel.New()
+	if err != nil {
+		panic(err)
+	}
+	var ran atomic.Int64
+	var node func(depth int) func(*kernel.Ctx)
+	node = func(depth int) func(*kernel.Ctx) {
+		return func(c *kernel.Ctx) {
+			ran.Add(1)
+			if depth > 0 {
+				c.Go(node(depth - 1))
+				c.Go(node(depth - 1))
+			}
+		}
+	}
+	k.Go(node(10))
+	if err := k.Shutdown(context.Background()); err != nil {
+		panic(err)
+	}
+	fmt.Println("tasks run:", ran.Load(), "stats:", k.Stats().TasksRun)
+	// Output: tasks run: 2047 stats: 2047
+}
+
+// Park and Wake: a consumer task parks until a producer goroutine wakes it;
+// each time it runs, its function starts from the top, with its state in the
+// closure. A Wake that comes before the park commits is not lost.
+func ExampleWaker_Wake() {
+	k, _ := kernel.New(kernel.WithProcs(2))
+	items := make(chan int, 3)
+	wakers := make(chan *kernel.Waker, 1)
+	sum := 0
+	k.Go(func(c *kernel.Ctx) {
+		for {
+			select {
+			case v, ok := <-items:
+				if !ok {
+					return // done: the task is dead
+				}
+				sum += v
+				continue
+			default:
+			}
+			wakers <- c.Park() // wait for more, then run again
+			return
+		}
+	})
+	for _, v := range []int{1, 2, 3} {
+		w := <-wakers
+		items <- v
+		w.Wake()
+	}
+	w := <-wakers
+	close(items)
+	w.Wake()
+	k.Shutdown(context.Background())
+	fmt.Println("sum:", sum)
+	// Output: sum: 6
+}
+
+// Block hands the P to another M while a task waits for something outside
+// the kernel, so that the other tasks go on, even on a single P.
+func ExampleCtx_Block() {
+	k, _ := kernel.New(kernel.WithProcs(1), kernel.WithBlockHandoff(kernel.HandoffEager))
+	ready := make(chan struct{})
+	k.Go(func(c *kernel.Ctx) {
+		c.Go(func(*kernel.Ctx) { close(ready) }) // needs the P we hold
+		c.Block(func() { <-ready })
+		fmt.Println("unblocked")
+	})
+	k.Shutdown(context.Background())
+	fmt.Println("hand-offs:", k.Stats().Handoffs)
+	// Output:
+	// unblocked
+	// hand-offs: 1
+}
