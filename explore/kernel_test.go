@@ -166,16 +166,17 @@ func spawnVsIdle(batch bool) func() {
 	}
 }
 
-// shutdownVsSubmits: Shutdown races two submits from another thread. A
-// submit that returned nil must run exactly once, one that returned
-// ErrClosed never, and Shutdown returns nil once the accepted ones ran.
+// shutdownVsSubmits: Shutdown races two submits from another thread, one
+// by Go and one by GoBatch. A submit that returned nil must run exactly
+// once, one that returned ErrClosed never, and Shutdown returns nil once the
+// accepted ones ran.
 func shutdownVsSubmits() {
 	k := newModelKernel(2)
 	a, b := &ktask{name: "a"}, &ktask{name: "b"}
 	var errA, errB error
 	submitter := explore.Go(func() {
 		errA = k.Go(a.fn)
-		errB = k.Go(b.fn)
+		errB = k.GoBatch(b.fn)
 	})
 	drain(k)
 	submitter.Join()
@@ -195,6 +196,18 @@ func shutdownVsSubmits() {
 	}
 }
 
+// monitorVsShutdown: Shutdown of an idle kernel whose monitor runs, as it
+// goes to its deep sleep: the monitor must see the stop or be woken, or
+// Shutdown waits for it forever. (Only the monitor's deep sleep is
+// modelled: it takes no timed sleep while every P is idle.)
+func monitorVsShutdown() {
+	k, err := kernel.New(kernel.WithProcs(1))
+	if err != nil {
+		panic(err)
+	}
+	drain(k)
+}
+
 // kernelModels are the models of the kernel, by name.
 var kernelModels = []struct {
 	name  string
@@ -207,6 +220,7 @@ var kernelModels = []struct {
 	{"SpawnVsIdle/Go", spawnVsIdle(false)},
 	{"SpawnVsIdle/GoBatch", spawnVsIdle(true)},
 	{"ShutdownVsSubmits", shutdownVsSubmits},
+	{"MonitorVsShutdown", monitorVsShutdown},
 }
 
 // The bound of the kernel's models. By default it is 1, where each model is

@@ -93,6 +93,7 @@ func TestKnownBadKernelsAreReported(t *testing.T) {
 		{mutant.NoTrailingWakep, all},
 		{mutant.ParkCommitsEarly, all},
 		{mutant.NoResetSpinningWakep, all},
+		{mutant.MonitorSleepsAfterStop, all},
 		{mutant.NeedSpinningIgnored, byModels("^TestKernelModels$/^SpawnVsIdle$/^Go$", "2")},
 	} {
 		t.Run(c.m.Name, func(t *testing.T) {

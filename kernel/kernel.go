@@ -131,7 +131,8 @@ func WithStealPause(pause steal.Pause) Option {
 
 // WithStall sets the threshold past which the monitor reports a task that
 // is still running (default 10 ms) and an optional hook it calls for each
-// report, from the monitor's goroutine; the hook must not block. Stalls are
+// report, from the monitor's goroutine; the hook must not block, and must
+// not call Shutdown or Close, which wait for the monitor to exit. Stalls are
 // counted in [Stats.Stalls] either way. New returns an error wrapping
 // [ErrBadOption] for a threshold that is not positive.
 func WithStall(threshold time.Duration, hook func(Stall)) Option {
@@ -268,6 +269,7 @@ func (k *Kernel) GoBatch(fns ...func(*Ctx)) error {
 		gs[i] = k.gfgetLocked()
 		gs[i].fn = fn
 	}
+	k.global.PutBatch(gs)
 	k.remote += uint64(len(fns))
 	k.lock.Unlock()
 	k.injectglist(nil, gs)
@@ -343,13 +345,7 @@ func (k *Kernel) Close() error {
 		for _, pp := range k.allp {
 			if pp.status.Load() == pSyscall && pp.status.Cas(pSyscall, pIdle) {
 				pp.m = nil
-				if gp := pp.resume; gp != nil {
-					pp.resume = nil
-					k.dropLocked(gp)
-				}
-				for _, gp := range pp.runq.Drain(pp.batch[:0]) {
-					k.dropLocked(gp)
-				}
+				k.dropLocalLocked(pp)
 				k.releasePLocked(pp)
 			}
 		}

@@ -544,3 +544,121 @@ func TestCloseDoesNotWaitForATaskInsideBlock(t *testing.T) {
 		close(release) // the blocked task ends its run; its spawn is dropped
 	}
 }
+
+// closeWithin runs Close and fails the test if it does not return within a
+// generous bound: a hang is the bug these tests look for.
+func closeWithin(t *testing.T, k *Kernel) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() {
+		k.Close()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		t.Fatalf("Close did not return; stats %+v", k.Stats())
+	}
+}
+
+// regressionBudget bounds a regression loop by count and by time.
+func regressionBudget(n int) (iterations int, deadline time.Time) {
+	if testing.Short() {
+		n /= 10
+	}
+	return n, time.Now().Add(2 * time.Second)
+}
+
+// A spinning M started for a P handed off from Block must not give that P
+// to the M coming back from Block and park still counted as spinning: every
+// later wakeup would then be lost.
+func TestASpinnerNeverParksCountedAsSpinning(t *testing.T) {
+	n, deadline := regressionBudget(300)
+	for i := 0; i < n && time.Now().Before(deadline); i++ {
+		k := newKernel(t, WithProcs(1), WithBlockHandoff(HandoffEager))
+		done := make(chan struct{})
+		k.Go(func(c *Ctx) {
+			c.Block(func() {})
+			close(done)
+		})
+		<-done
+		var ran atomic.Int32
+		k.Go(func(*Ctx) { ran.Add(1) })
+		shutdown(t, k)
+		if ran.Load() != 1 {
+			t.Fatalf("iteration %d: a task submitted after a Block never ran; stats %+v", i, k.Stats())
+		}
+	}
+}
+
+// A P handed to an M coming back from Block must not carry a task in its
+// resume slot (a park woken before its commit): the M's own task may fill
+// the slot again.
+func TestAWokenTaskIsNeverLostInAHandedOverP(t *testing.T) {
+	n, deadline := regressionBudget(2000)
+	for i := 0; i < n && time.Now().Before(deadline); i++ {
+		k := newKernel(t, WithProcs(1), WithBlockHandoff(HandoffEager))
+		var yRuns, xRuns atomic.Int32
+		k.Go(func(c *Ctx) {
+			if yRuns.Add(1) > 1 {
+				return
+			}
+			wy := c.Park()
+			c.Go(func(c *Ctx) {
+				if xRuns.Add(1) > 1 {
+					return
+				}
+				c.Park().Wake() // its commit fails: X goes to the resume slot
+			})
+			c.Block(func() { wy.Wake() }) // and Y's commit fails too
+		})
+		shutdown(t, k)
+		if yRuns.Load() != 2 || xRuns.Load() != 2 {
+			t.Fatalf("iteration %d: Y ran %d times and X %d, want 2 each", i, yRuns.Load(), xRuns.Load())
+		}
+	}
+}
+
+// The monitor must not go to sleep after the kernel stopped: Shutdown and
+// Close wait for it to exit.
+func TestShutdownNeverWaitsForASleepingMonitor(t *testing.T) {
+	n, deadline := regressionBudget(20000)
+	for i := 0; i < n && time.Now().Before(deadline); i++ {
+		k, err := New(WithProcs(1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i%2 == 0 {
+			k.Go(func(*Ctx) {})
+		}
+		shutdown(t, k)
+	}
+}
+
+// After Close, a task that spawns and then enters Block hands its P off with
+// the spawned task on it: the task is dropped, nothing crashes, and Close
+// does not wait for the blocked task.
+func TestBlockAfterCloseDropsTheLocalQueueAndDoesNotHoldCloseUp(t *testing.T) {
+	for _, h := range []BlockHandoff{HandoffLazy, HandoffEager} {
+		k := newKernel(t, WithProcs(1), WithBlockHandoff(h))
+		release := make(chan struct{})
+		blocked := make(chan struct{})
+		started := make(chan struct{})
+		k.Go(func(c *Ctx) {
+			close(started)
+			for k.Go(func(*Ctx) {}) == nil { // until Close has begun
+				runtime.Gosched()
+			}
+			c.Go(func(*Ctx) { t.Error("a task spawned after Close ran") })
+			c.Block(func() {
+				close(blocked)
+				<-release
+			})
+		})
+		<-started
+		go k.Close()
+		<-blocked
+		closeWithin(t, k)
+		close(release)
+	}
+}

@@ -53,10 +53,10 @@ func (k *Kernel) sysmon() {
 		}
 		if k.quiet() {
 			k.monMode.Store(monDeep)
-			// Look again after announcing the sleep: pidleget takes a P
-			// first and then looks at monMode, so one of the two sees
-			// the other.
-			if !k.quiet() && k.monMode.Cas(monDeep, monAwake) {
+			// Look again after announcing the sleep: pidleget takes a P,
+			// and a stop stores the state, before looking at monMode, so
+			// one of the two sides sees the other.
+			if (k.state.Load() == stateStopped || !k.quiet()) && k.monMode.Cas(monDeep, monAwake) {
 				continue
 			}
 			k.monNote.Sleep()
@@ -102,8 +102,9 @@ func (k *Kernel) retake(now int64) bool {
 				continue
 			}
 			// Leave the P with its M if it has no work queued, other Ms
-			// look for work elsewhere, and the Block is young.
-			if pp.runq.Empty() && k.nmspinning.Load()+k.npidle.Load() > 0 &&
+			// look for work elsewhere, no M back from Block waits for a
+			// P, and the Block is young.
+			if pp.runq.Empty() && k.nmspinning.Load()+k.npidle.Load() > 0 && k.nsyswait.Load() == 0 &&
 				now-s.syscallWhen < int64(forcePreempt) {
 				continue
 			}
@@ -117,6 +118,9 @@ func (k *Kernel) retake(now int64) bool {
 			ticks := pp.ticks.Load()
 			if uint32(ticks) != uint32(s.ticks) {
 				s.tickWhen = now
+				if pp.preempt.Load() != 0 {
+					pp.preempt.Store(0) // a new time slice began
+				}
 			} else if now-s.tickWhen >= int64(forcePreempt) {
 				// One time slice for a whole runnext chain: break it.
 				pp.preempt.Store(1)

@@ -167,7 +167,7 @@ func (k *Kernel) callerM() *m {
 
 func (k *Kernel) acquirep(mp *m, pp *p) {
 	if pp.m != nil || mp.p != nil {
-		panic("acquirep: P or M already in use")
+		throw("acquirep: P or M already in use")
 	}
 	pp.m, mp.p = mp, pp
 	pp.status.Store(pRunning)
@@ -188,8 +188,10 @@ func (k *Kernel) schedule(mp *m) (*g, bool) {
 			k.mexit(mp)
 			return nil, false
 		}
-		// An M back from Block waits for a P ahead of queued tasks.
-		if k.nsyswait.Load() != 0 && k.givepSyswait(mp) {
+		// An M back from Block waits for a P ahead of queued tasks. A
+		// spinning M looks for work instead, and gives the P up when it
+		// drops it; a P whose resume slot is full runs that task first.
+		if k.nsyswait.Load() != 0 && !mp.spinning && mp.p.resume == nil && k.givepSyswait(mp) {
 			if !k.stopm(mp) {
 				k.mexit(mp)
 				return nil, false
@@ -197,7 +199,7 @@ func (k *Kernel) schedule(mp *m) (*g, bool) {
 			continue
 		}
 		if mp.spinning && (mp.p.resume != nil || !mp.p.runq.Empty()) {
-			panic("schedule: spinning with local work")
+			throw("schedule: spinning with local work")
 		}
 		gp, inheritTime := k.findRunnable(mp)
 		if gp == nil {
@@ -259,6 +261,7 @@ top:
 				k.lock.Lock()
 				k.global.Put(gp)
 				k.lock.Unlock()
+				k.wakep() // as goschedImpl does
 				goto top
 			}
 			pp.c.runnextHits++
@@ -333,7 +336,7 @@ top:
 	if mp.spinning {
 		mp.spinning = false
 		if k.nmspinning.Add(-1) < 0 {
-			panic("findRunnable: negative nmspinning")
+			throw("findRunnable: negative nmspinning")
 		}
 		if gp, pp := k.recheckNoP(); pp != nil {
 			k.acquirep(mp, pp)
@@ -428,7 +431,7 @@ func (k *Kernel) runqput(pp *p, gp *g, next bool) {
 func (k *Kernel) runqputbatch(pp *p, gs []*g) {
 	pp.c.globalPulls += 1 + uint64(len(gs))
 	if rest := pp.runq.PutBatch(gs); len(rest) != 0 {
-		panic("findRunnable: a global batch did not fit the local queue")
+		throw("findRunnable: a global batch did not fit the local queue")
 	}
 }
 
@@ -446,18 +449,17 @@ func (k *Kernel) globrunqputbatchLocked(gs []*g) {
 
 // injectglist makes the tasks of gs runnable (the runtime's injectglist).
 // Without a P, all of them go to the global queue and an M is started per
-// idle P, up to one per task. With pp, only as many as there are idle Ps go
-// to the global queue, each with an M started for it, and the rest go to
-// pp's local queue. Either way a trailing wakep covers Ps that went idle
-// after npidle was read (runtime issue #63555).
+// idle P, up to one per task; the caller has put them there already, in the
+// critical section in which it checked that the kernel takes work, so that
+// no Shutdown comes between the check and the put. With pp, only as many as
+// there are idle Ps go to the global queue, each with an M started for it,
+// and the rest go to pp's local queue. Either way a trailing wakep covers Ps
+// that went idle after npidle was read (runtime issue #63555).
 func (k *Kernel) injectglist(pp *p, gs []*g) {
 	if len(gs) == 0 {
 		return
 	}
 	if pp == nil {
-		k.lock.Lock()
-		k.globrunqputbatchLocked(gs)
-		k.lock.Unlock()
 		k.startIdle(len(gs))
 	} else {
 		n := min(int(k.npidle.Load()), len(gs))
@@ -506,7 +508,7 @@ func (k *Kernel) wakep() {
 	pp := k.pidlegetSpinning()
 	if pp == nil {
 		if k.nmspinning.Add(-1) < 0 {
-			panic("wakep: negative nmspinning")
+			throw("wakep: negative nmspinning")
 		}
 		k.lock.Unlock()
 		return
@@ -528,7 +530,7 @@ func (k *Kernel) becomeSpinning(mp *m) {
 func (k *Kernel) resetspinning(mp *m) {
 	mp.spinning = false
 	if k.nmspinning.Add(-1) < 0 {
-		panic("resetspinning: negative nmspinning")
+		throw("resetspinning: negative nmspinning")
 	}
 	k.wakep()
 }
@@ -544,6 +546,7 @@ func (k *Kernel) startm(pp *p, spinning, lockHeld bool) {
 		if spinning {
 			k.nmspinning.Add(-1)
 		}
+		k.dropLocalLocked(pp)
 		k.releasePLocked(pp)
 		if !lockHeld {
 			k.lock.Unlock()
@@ -560,7 +563,7 @@ func (k *Kernel) startm(pp *p, spinning, lockHeld bool) {
 		nmp.link = nil
 	}
 	if spinning && (pp.resume != nil || !pp.runq.Empty()) {
-		panic("startm: P has runnable tasks")
+		throw("startm: P has runnable tasks")
 	}
 	nmp.spinning = spinning
 	nmp.nextp = pp
@@ -615,13 +618,7 @@ func (k *Kernel) mexit(mp *m) {
 	}
 	k.lock.Lock()
 	if pp := mp.p; pp != nil {
-		if gp := pp.resume; gp != nil {
-			pp.resume = nil
-			k.dropLocked(gp)
-		}
-		for _, gp := range pp.runq.Drain(pp.batch[:0]) {
-			k.dropLocked(gp)
-		}
+		k.dropLocalLocked(pp)
 		k.releasep(mp)
 		k.releasePLocked(pp)
 	}
@@ -629,6 +626,18 @@ func (k *Kernel) mexit(mp *m) {
 	k.delm(mp)
 	k.maybeExitedLocked()
 	k.lock.Unlock()
+}
+
+// dropLocalLocked drops what is queued on pp, whose owner the caller is,
+// because the kernel stopped. Called with the lock held.
+func (k *Kernel) dropLocalLocked(pp *p) {
+	if gp := pp.resume; gp != nil {
+		pp.resume = nil
+		k.dropLocked(gp)
+	}
+	for _, gp := range pp.runq.Drain(pp.batch[:0]) {
+		k.dropLocked(gp)
+	}
 }
 
 // mdying is called on an M whose goroutine is leaving through
@@ -658,9 +667,10 @@ func (k *Kernel) mdying(mp *m, gp *g) {
 // must be empty. Called with the lock held.
 func (k *Kernel) pidleput(pp *p) {
 	if pp.resume != nil || !pp.runq.Empty() {
-		panic("pidleput: P has runnable tasks")
+		throw("pidleput: P has runnable tasks")
 	}
 	pp.publish()
+	pp.preempt.Store(0)
 	pp.idle.Store(1)
 	pp.link = k.pidle
 	k.pidle = pp
@@ -768,10 +778,18 @@ func (k *Kernel) entersyscall(mp *m) *p {
 	k.nmsys.Add(1)
 	pp.syscalltick.Add(1)
 	pp.status.Store(pSyscall)
-	if k.eagerBlock && pp.status.Cas(pSyscall, pIdle) {
+	// After Close nothing retakes the P: hand it off now, so that what is
+	// queued on it is dropped, and let Close stop waiting for this M.
+	stopped := k.state.Load() == stateStopped
+	if (k.eagerBlock || stopped) && pp.status.Cas(pSyscall, pIdle) {
 		k.handoffs.Add(1)
 		pp.m = nil
 		k.handoffp(pp)
+	}
+	if stopped {
+		k.lock.Lock()
+		k.maybeExitedLocked()
+		k.lock.Unlock()
 	}
 	return pp
 }

@@ -26,7 +26,9 @@ type g struct {
 // the goroutine that runs it. A Ctx used after its task returned, from
 // another goroutine, or inside [Ctx.Block]'s function panics with a message
 // that names the misuse (a record may be recycled for another task, so a
-// Ctx kept past its run must never be used).
+// Ctx kept past its run must never be used). The check reads the Ctx
+// without synchronization, so under the race detector a use from another
+// goroutine is reported as a data race, which names the misuse as well.
 type Ctx struct {
 	g *g
 	m *m // the M running the task, or nil between runs
@@ -280,6 +282,9 @@ func (k *Kernel) execute(mp *m, gp *g, inheritTime bool) bool {
 		} else {
 			// Woken before the commit: run again at once.
 			gp.waker.state.Store(wIdle)
+			if pp.resume != nil {
+				throw("execute: the resume slot is full")
+			}
 			pp.resume = gp
 		}
 	default:

@@ -11,10 +11,10 @@ var (
 	RecheckBeforeDecrement = Mutant{
 		Name: "recheck-before-decrement",
 		File: "kernel/proc.go",
-		Old: "\t\tmp.spinning = false\n\t\tif k.nmspinning.Add(-1) < 0 {\n\t\t\tpanic(\"findRunnable: negative nmspinning\")\n\t\t}\n" +
+		Old: "\t\tmp.spinning = false\n\t\tif k.nmspinning.Add(-1) < 0 {\n\t\t\tthrow(\"findRunnable: negative nmspinning\")\n\t\t}\n" +
 			"\t\tif gp, pp := k.recheckNoP(); pp != nil {\n",
 		New: "\t\tgp, pp := k.recheckNoP() // mutant: recheck before the decrement\n" +
-			"\t\tmp.spinning = false\n\t\tif k.nmspinning.Add(-1) < 0 {\n\t\t\tpanic(\"findRunnable: negative nmspinning\")\n\t\t}\n" +
+			"\t\tmp.spinning = false\n\t\tif k.nmspinning.Add(-1) < 0 {\n\t\t\tthrow(\"findRunnable: negative nmspinning\")\n\t\t}\n" +
 			"\t\tif pp != nil {\n",
 	}
 	// NoTrailingWakep drops the wakep that ends injectglist, which covers
@@ -47,8 +47,8 @@ var (
 	NoResetSpinningWakep = Mutant{
 		Name: "resetspinning-no-wakep",
 		File: "kernel/proc.go",
-		Old:  "\t\tpanic(\"resetspinning: negative nmspinning\")\n\t}\n\tk.wakep()\n",
-		New:  "\t\tpanic(\"resetspinning: negative nmspinning\")\n\t}\n\t// mutant: no wakep\n",
+		Old:  "\t\tthrow(\"resetspinning: negative nmspinning\")\n\t}\n\tk.wakep()\n",
+		New:  "\t\tthrow(\"resetspinning: negative nmspinning\")\n\t}\n\t// mutant: no wakep\n",
 	}
 )
 
@@ -81,3 +81,13 @@ var (
 		New:  "\tif gp, inheritTime := pp.runq.Get(); gp != nil { // mutant: local before the 61-tick check\n\t\treturn gp, inheritTime\n\t}\n\tif pp.schedtick%fairnessTick == 0 && k.global.Len() > 0 {",
 	}
 )
+
+// MonitorSleepsAfterStop lets the monitor go to its deep sleep without
+// looking at the kernel's state once more after announcing it: a stop in
+// between leaves it asleep, and Shutdown waits for it forever.
+var MonitorSleepsAfterStop = Mutant{
+	Name: "monitor-sleeps-after-stop",
+	File: "kernel/monitor.go",
+	Old:  "if (k.state.Load() == stateStopped || !k.quiet()) && k.monMode.Cas(monDeep, monAwake) {",
+	New:  "if !k.quiet() && k.monMode.Cas(monDeep, monAwake) { // mutant: the stop is not looked at again",
+}
