@@ -1580,5 +1580,3 @@ func TestKernelBugGoBatchRacingShutdownDropsAcceptedTasks(t *testing.T) {
 		}
 	}
 }
-
-
