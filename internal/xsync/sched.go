@@ -46,19 +46,7 @@ func (n *Note) Sleep() {
 // Wakeup and false when d passed first (the runtime's notetsleep). Only one
 // goroutine may sleep on a Note at a time.
 func (n *Note) SleepFor(d time.Duration) bool {
-	n.init()
-	if n.timer == nil {
-		n.timer = time.NewTimer(d)
-	} else {
-		n.timer.Reset(d)
-	}
-	select {
-	case <-n.ch:
-		n.timer.Stop()
-		return true
-	case <-n.timer.C:
-		return false
-	}
+	return n.sleepFor(d)
 }
 
 // Wakeup makes the current or the next Sleep return. It does not block.

@@ -64,19 +64,7 @@ func (n *Note) SleepFor(d time.Duration) bool {
 	if explorer.Active() {
 		panic("xsync: Note.SleepFor is not modelled: time does not pass in a model")
 	}
-	n.init()
-	if n.timer == nil {
-		n.timer = time.NewTimer(d)
-	} else {
-		n.timer.Reset(d)
-	}
-	select {
-	case <-n.ch:
-		n.timer.Stop()
-		return true
-	case <-n.timer.C:
-		return false
-	}
+	return n.sleepFor(d)
 }
 
 // Wakeup makes the current or the next Sleep return. It does not block.
