@@ -409,8 +409,10 @@ func TestPanicWithoutHandlerCrashesTheProgram(t *testing.T) {
 	if os.Getenv("VSCHED_KERNEL_CRASH") == "1" {
 		k, _ := New(WithProcs(1))
 		k.Go(func(*Ctx) { panic("task panic 9f3a") })
+		// Shutdown may return before the panicking goroutine has crashed
+		// the process: its M hands the P off first. Wait for the crash.
 		k.Shutdown(context.Background())
-		return // not reached: the panic crashes the process
+		select {}
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^TestPanicWithoutHandlerCrashesTheProgram$")
 	cmd.Env = append(os.Environ(), "VSCHED_KERNEL_CRASH=1")

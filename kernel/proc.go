@@ -259,7 +259,7 @@ top:
 				// the running one there.
 				pp.preempt.Store(0)
 				k.lock.Lock()
-				k.global.Put(gp)
+				k.globrunqputLocked(gp)
 				k.lock.Unlock()
 				k.wakep() // as goschedImpl does
 				goto top
@@ -433,6 +433,17 @@ func (k *Kernel) runqputbatch(pp *p, gs []*g) {
 	if rest := pp.runq.PutBatch(gs); len(rest) != 0 {
 		throw("findRunnable: a global batch did not fit the local queue")
 	}
+}
+
+// globrunqputLocked puts gp on the global queue, or drops it if the kernel
+// stopped: after Close nobody takes from the global queue again. Called
+// with the lock held.
+func (k *Kernel) globrunqputLocked(gp *g) {
+	if k.state.Load() == stateStopped {
+		k.dropLocked(gp)
+		return
+	}
+	k.global.Put(gp)
 }
 
 // globrunqputbatchLocked puts gs on the global queue, or drops them if the

@@ -17,16 +17,11 @@ package kernel
 //	VSCHED_STRESS_BUDGET=2s   time budget of each stress test (-short: 200ms)
 //	VSCHED_STRESS_HANG=30s    how long a wait may last before it is a hang
 //	VSCHED_STRESS_SEED=n      seed of TestStressMixedWorkloadsKeepEveryInvariant
-//	VSCHED_KERNEL_BUGS=1      run the reproducers of open kernel bugs; a tolerated hit fails
 //
 // The tests named TestKernelBug* are minimal reproducers of the kernel bugs
-// that these stress tests found. Those fixed since (in a31b3aa, "kernel:
-// fixes from an independent review") run as regression tests. The one still
-// open is skipped (t.Skip("kernel bug: ...")), and the stress test that can
-// meet it tolerates it, logging each hit and counting the task it strands
-// apart, so that it goes on checking everything else. VSCHED_KERNEL_BUGS=1
-// runs the skipped reproducer and makes a hit an error: with today's kernel
-// both fail.
+// that these stress tests found; each runs as a regression test now that
+// the bug is fixed (in a31b3aa, "kernel: fixes from an independent review",
+// and, for the chain break after Close, in the commit after bed107b).
 
 import (
 	"context"
@@ -114,33 +109,6 @@ func stressStopFlag(t testing.TB, d time.Duration) *atomic.Bool {
 	timer := time.AfterFunc(d, func() { stop.Store(true) })
 	t.Cleanup(func() { timer.Stop() })
 	return &stop
-}
-
-// stressKnownBug skips a test or variant that a known kernel bug breaks,
-// unless VSCHED_KERNEL_BUGS=1.
-func stressKnownBug(t testing.TB, desc string) {
-	t.Helper()
-	if os.Getenv("VSCHED_KERNEL_BUGS") != "1" {
-		t.Skip("kernel bug: " + desc + " (VSCHED_KERNEL_BUGS=1 runs it)")
-	}
-}
-
-// bugChainBreakAfterStop is the kernel bug still open.
-const bugChainBreakAfterStop = "findRunnable's runnext-chain break (p.preempt) puts the task on the global queue " +
-	"without looking at the state; after Close the M exits and the task is neither run nor dropped: it stays " +
-	"in the global queue, uncounted; see TestKernelBugChainBreakAfterCloseLeavesATaskInTheGlobalQueue"
-
-// stressKnownBugHit reports a symptom of a known kernel bug: an error with
-// VSCHED_KERNEL_BUGS=1, else a log line, so that the test goes on checking
-// everything else.
-func stressKnownBugHit(t testing.TB, desc, format string, args ...any) {
-	t.Helper()
-	msg := fmt.Sprintf(format, args...)
-	if os.Getenv("VSCHED_KERNEL_BUGS") == "1" {
-		t.Errorf("%s: kernel bug: %s", msg, desc)
-		return
-	}
-	t.Logf("%s: kernel bug (known, tolerated): %s", msg, desc)
 }
 
 // newStressKernel returns a kernel that is closed, with a bound, when the
@@ -1108,11 +1076,8 @@ func TestStressCloseDropsAndCounts(t *testing.T) {
 		}
 		st := k.Stats()
 		created := uint64(accepted.Load() + spawned.Load())
-		left := uint64(st.GlobalQueue) // neither run nor dropped
-		if left != 0 {
-			stressKnownBugHit(t, bugChainBreakAfterStop, "iteration %d: %d tasks left in the global queue after Close", it, left)
-		}
-		if distinct+st.Dropped+left != created {
+		left := uint64(st.GlobalQueue) // neither run nor dropped: a lost task
+		if left != 0 || distinct+st.Dropped != created {
 			t.Fatalf("iteration %d (procs %d): %d ran + %d dropped + %d left = %d, want the %d created (%d accepted, %d spawned); stats %+v",
 				it, np, distinct, st.Dropped, left, distinct+st.Dropped+left, created, accepted.Load(), spawned.Load(), st)
 		}
@@ -1349,7 +1314,7 @@ func TestKernelBugMonitorSleepsThroughTheStopAndShutdownHangs(t *testing.T) {
 	}
 }
 
-// TestKernelBugChainBreakAfterCloseLeavesATaskInTheGlobalQueue (open): when
+// TestKernelBugChainBreakAfterCloseLeavesATaskInTheGlobalQueue (fixed): when
 // the monitor has flagged a runnext chain (p.preempt), findRunnable moves
 // the task it took from runnext to the global queue and starts over; it
 // does so without looking at the state. If Close ran since schedule's check
@@ -1360,11 +1325,10 @@ func TestKernelBugMonitorSleepsThroughTheStopAndShutdownHangs(t *testing.T) {
 // Stats.GlobalQueue = 1, a few times in a hundred runs. Here the task sets
 // its P's preempt flag itself, as the monitor does while a chain runs, and
 // a goroutine calls Close as the task returns; a hit takes some tens of
-// thousands of kernels, so the loop runs for the stress budget. The fix is
-// the one the yield path has: under the lock, drop the task if the kernel
-// stopped.
+// thousands of kernels, so the loop runs for the stress budget. The fix:
+// under the lock, the task is dropped if the kernel stopped
+// (globrunqputLocked, shared with the yield and Wake paths).
 func TestKernelBugChainBreakAfterCloseLeavesATaskInTheGlobalQueue(t *testing.T) {
-	stressKnownBug(t, bugChainBreakAfterStop)
 	clock := newStressClock(stressBudget())
 	iters := stressSize(10_000_000, 1_000_000, 50_000)
 	for it := 0; it < iters && !clock.expired(); it++ {

@@ -190,12 +190,7 @@ func (k *Kernel) ready(gp *g) {
 	}
 	k.outsideWakes.Add(1)
 	k.lock.Lock()
-	if k.state.Load() == stateStopped {
-		k.dropLocked(gp)
-		k.lock.Unlock()
-		return
-	}
-	k.global.Put(gp)
+	k.globrunqputLocked(gp)
 	k.lock.Unlock()
 	k.wakep()
 }
@@ -267,11 +262,7 @@ func (k *Kernel) execute(mp *m, gp *g, inheritTime bool) bool {
 		gp.yield = false
 		pp.c.yields++
 		k.lock.Lock()
-		if k.state.Load() == stateStopped {
-			k.dropLocked(gp)
-		} else {
-			k.global.Put(gp)
-		}
+		k.globrunqputLocked(gp)
 		k.lock.Unlock()
 		k.wakep()
 	case gp.parking:

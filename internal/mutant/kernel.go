@@ -61,8 +61,8 @@ var (
 	YieldToLocal = Mutant{
 		Name: "yield-to-local",
 		File: "kernel/task.go",
-		Old:  "\t\t} else {\n\t\t\tk.global.Put(gp)\n\t\t}\n\t\tk.lock.Unlock()\n\t\tk.wakep()\n",
-		New:  "\t\t}\n\t\tk.lock.Unlock()\n\t\tk.runqput(pp, gp, false) // mutant: a yield stays on the P\n\t\tk.wakep()\n",
+		Old:  "\t\tk.lock.Lock()\n\t\tk.globrunqputLocked(gp)\n\t\tk.lock.Unlock()\n\t\tk.wakep()\n",
+		New:  "\t\tk.runqput(pp, gp, false) // mutant: a yield stays on the P\n\t\tk.wakep()\n",
 	}
 	// WakeIgnoresWakersP sends every woken task to the global queue, even
 	// when a task on a P wakes it (no goready into runnext).
