@@ -1395,56 +1395,43 @@ func TestKernelBugSpinningMParkedAfterGivingItsPToABlockerHangsTheKernel(t *test
 // now stops the program (throw) on such a broken invariant, so both run in
 // a child process.
 func TestKernelBugHandingOffAPWithLocalTasksAfterCloseWedgesTheKernel(t *testing.T) {
-	t.Run("eager-block", func(t *testing.T) {
-		if !stressChild(t, "eager-block") {
-			return
-		}
-		k, err := New(WithProcs(1), WithBlockHandoff(HandoffEager))
-		if err != nil {
-			t.Fatal(err)
-		}
-		closed := make(chan struct{})
-		k.Go(func(c *Ctx) {
-			c.Go(func(*Ctx) {}) // a task queued on this P
-			go func() { k.Close(); close(closed) }()
-			for k.state.Load() != stateStopped {
-				runtime.Gosched()
+	for _, c := range []struct {
+		name  string
+		opts  []Option
+		leave func(c *Ctx) // how the task gives its P up after Close
+	}{
+		{"eager-block", []Option{WithBlockHandoff(HandoffEager)}, func(c *Ctx) { c.Block(func() {}) }},
+		{"goexit", nil, func(*Ctx) { runtime.Goexit() }}, // mdying hands the P off
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if !stressChild(t, c.name) {
+				return
 			}
-			defer func() {
-				if v := recover(); v != nil {
-					fmt.Printf("Block after Close, with a task queued on the P, panicked: %v\n", v)
-					os.Exit(3) // the kernel is wedged: its lock is held
+			k, err := New(append([]Option{WithProcs(1)}, c.opts...)...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			closed := make(chan struct{})
+			k.Go(func(ctx *Ctx) {
+				ctx.Go(func(*Ctx) {}) // a task queued on this P
+				go func() { k.Close(); close(closed) }()
+				for k.state.Load() != stateStopped {
+					runtime.Gosched()
 				}
-			}()
-			c.Block(func() {})
-		})
-		<-closed
-		if st := k.Stats(); st.Dropped != 1 {
-			t.Fatalf("Stats.Dropped = %d, want the 1 queued task", st.Dropped)
-		}
-	})
-	t.Run("goexit", func(t *testing.T) {
-		if !stressChild(t, "goexit") {
-			return
-		}
-		k, err := New(WithProcs(1))
-		if err != nil {
-			t.Fatal(err)
-		}
-		closed := make(chan struct{})
-		k.Go(func(c *Ctx) {
-			c.Go(func(*Ctx) {}) // a task queued on this P
-			go func() { k.Close(); close(closed) }()
-			for k.state.Load() != stateStopped {
-				runtime.Gosched()
+				defer func() {
+					if v := recover(); v != nil {
+						fmt.Printf("%s after Close, with a task queued on the P, panicked: %v\n", c.name, v)
+						os.Exit(3) // the kernel is wedged: its lock is held
+					}
+				}()
+				c.leave(ctx)
+			})
+			<-closed
+			if st := k.Stats(); st.Dropped != 1 {
+				t.Fatalf("Stats.Dropped = %d, want the 1 queued task", st.Dropped)
 			}
-			runtime.Goexit() // mdying hands the P off
 		})
-		<-closed
-		if st := k.Stats(); st.Dropped != 1 {
-			t.Fatalf("Stats.Dropped = %d, want the 1 queued task", st.Dropped)
-		}
-	})
+	}
 }
 
 // TestKernelBugGoBatchRacingShutdownDropsAcceptedTasks (fixed in a31b3aa):
