@@ -43,29 +43,40 @@ func TestKnownBadReductionIsReported(t *testing.T) {
 	}
 	byDifferential := mutant.Verifier{Name: "reduction", Pkg: "./explore", Run: "^TestSleepSetsReachEveryOutcomeOfTheFullSearch$",
 		Tags: "vsched_explore", MustPrint: []string{"outcomes differ"}}
-	for _, m := range []mutant.Mutant{{
+	// The spin mutant is checked by the counterexample that first showed
+	// spins and sleep sets interacting: the random programs of the
+	// differential test find it in almost every run, but one CI run drew
+	// none that did, and a verifier that reports a seeded bug only most of
+	// the time is not one to trust.
+	bySpinCounterexample := mutant.Verifier{Name: "reduction", Pkg: "./explore",
+		Run:  "^TestSleepSetsKeepTheOrdersASpinDecides$",
+		Tags: "vsched_explore", MustPrint: []string{"--- FAIL: TestSleepSetsKeepTheOrdersASpinDecides", "want both 0 and 1"}}
+	for _, c := range []struct {
+		m mutant.Mutant
+		v mutant.Verifier
+	}{{mutant.Mutant{
 		// A load and a store of the same address taken as independent.
 		Name: "load-store-independent",
 		File: "internal/explorer/engine.go",
 		Old:  "return a.op == OpLoad && b.op == OpLoad",
 		New:  "return a.op == OpLoad || b.op == OpLoad // mutant: a load commutes with a store",
-	}, {
+	}, byDifferential}, {mutant.Mutant{
 		// A choice whose subtree lost executions to the preemption
 		// bound put into a sleep set.
 		Name: "sleep-set-ignores-bound-cuts",
 		File: "internal/explorer/engine.go",
 		Old:  "(p.sleep | p.explored&^p.cutExplored)",
 		New:  "(p.sleep | p.explored /* mutant: ignores bound cuts */)",
-	}, {
+	}, byDifferential}, {mutant.Mutant{
 		// Sleep sets inherited where a spinning thread is held back.
 		Name: "sleep-set-across-spin",
 		File: "internal/explorer/engine.go",
 		Old:  "!ex.cfg.NoReduction && spinning == 0",
 		New:  "!ex.cfg.NoReduction /* mutant: also across a spin */",
-	}} {
-		t.Run(m.Name, func(t *testing.T) {
+	}, bySpinCounterexample}} {
+		t.Run(c.m.Name, func(t *testing.T) {
 			t.Parallel()
-			mutant.Report(t, m, byDifferential)
+			mutant.Report(t, c.m, c.v)
 		})
 	}
 }
