@@ -118,3 +118,29 @@ func TestKnownBadKernelsAreReported(t *testing.T) {
 		})
 	}
 }
+
+// TestKnownBadWaitSlotsAreReported: each seeded bug of the netpoll wait
+// slots must make one of netpoll's slot models fail.
+func TestKnownBadWaitSlotsAreReported(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a mutant per case; skipped in -short")
+	}
+	bySlotModels := mutant.Verifier{Name: "explore", Pkg: "./netpoll", Run: "^TestWaitSlotModels$", Tags: "vsched_explore",
+		MustPrint: []string{"--- FAIL: TestWaitSlotModels/", "VSCHED_REPLAY="}}
+	for _, m := range []mutant.Mutant{
+		mutant.CommitIgnoresReady,
+		mutant.ReadyNotLatched,
+		mutant.DeadlineSeqIgnored,
+		mutant.WaitSkipsErrCheck,
+	} {
+		t.Run(m.Name, func(t *testing.T) {
+			t.Parallel()
+			out := mutant.Report(t, m, bySlotModels)
+			for _, line := range strings.Split(out, "\n") {
+				if strings.HasPrefix(strings.TrimSpace(line), "--- FAIL: TestWaitSlotModels/") {
+					t.Log(strings.TrimSpace(line))
+				}
+			}
+		})
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/vsched/vsched/internal/xsync"
+	"github.com/vsched/vsched/netpoll"
 	"github.com/vsched/vsched/runq"
 	"github.com/vsched/vsched/steal"
 )
@@ -82,8 +83,16 @@ type Kernel struct {
 	ngfreeHint   xsync.Int32  // ngfree, read without the lock
 	allm         xsync.Pointer[[]*m]
 
+	// The netpoller, once Poller made it.
+	poller xsync.Pointer[netpoll.Poller]
+	// lastpoll is when an M last polled, or 0 while an M blocks in the
+	// poller (sched.lastpoll); pollingNet is set while an M polls without
+	// blocking (sched.pollingNet).
+	lastpoll   xsync.Int64
+	pollingNet xsync.Uint32
+
 	// Counters kept outside the Ps.
-	mparks, munparks, handoffs, stalls, outsideWakes xsync.Stat
+	mparks, munparks, handoffs, stalls, outsideWakes, pollWakes xsync.Stat
 
 	mon     monitorState
 	monNote xsync.Note
@@ -384,6 +393,9 @@ func (k *Kernel) finishLocked() {
 	if k.monMode.Swap(monAwake) != monAwake {
 		k.monNote.Wakeup()
 	}
+	if np := k.poller.Load(); np != nil {
+		np.Break() // the M blocked in the poller exits
+	}
 	k.maybeExitedLocked()
 }
 
@@ -394,6 +406,12 @@ func (k *Kernel) finishLocked() {
 // with the lock held.
 func (k *Kernel) maybeExitedLocked() {
 	if k.state.Load() == stateStopped && k.mcount == int(k.nmsys.Load()) && !k.monitorRun {
+		// Nobody polls any more (an M inside Block exits without
+		// polling): close the poller. Its descriptors stay their owners'
+		// to close.
+		if np := k.poller.Load(); np != nil {
+			np.Close()
+		}
 		k.exited.Set()
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/vsched/vsched/internal/xsync"
+	"github.com/vsched/vsched/netpoll"
 )
 
 // The monitor's sleep modes, in Kernel.monMode. Whoever moves it from a
@@ -24,7 +25,9 @@ type Stall struct {
 // monitorState is what the monitor remembers between its rounds (the
 // runtime's sysmontick per P).
 type monitorState struct {
-	ps []monitorP
+	ps      []monitorP
+	pollBuf []*netpoll.Waiter
+	pollG   []*g
 }
 
 type monitorP struct {
@@ -38,8 +41,8 @@ type monitorP struct {
 
 // sysmon is the monitor goroutine (the runtime's sysmon). While any P runs
 // it wakes every 20 µs to 10 ms and retakes Ps from Ms stuck in Block,
-// breaks runnext chains that hold a P for a whole time slice, and reports
-// stalled tasks. With every P idle and no M in Block it sleeps until a P
+// breaks runnext chains that hold a P for a whole time slice, reports
+// stalled tasks, and polls the netpoller if nobody has for 10 ms. With every P idle and no M in Block it sleeps until a P
 // starts running, so an idle kernel uses no CPU.
 func (k *Kernel) sysmon() {
 	delay, idle := monitorMinDelay, 0
@@ -74,7 +77,10 @@ func (k *Kernel) sysmon() {
 			// that wakeup, so that the note is clean.
 			k.monNote.Sleep()
 		}
-		if k.retake(xsync.Nanotime()) {
+		now := xsync.Nanotime()
+		// Retake Ps, and poll if nobody has for pollMaxGap, so that a
+		// kernel whose Ps are all busy still sees I/O.
+		if k.retake(now) || k.pollFromMonitor(now) {
 			idle = 0
 		} else {
 			idle++

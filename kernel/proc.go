@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"github.com/vsched/vsched/internal/xsync"
+	"github.com/vsched/vsched/netpoll"
 	"github.com/vsched/vsched/runq"
 )
 
@@ -24,6 +25,8 @@ type p struct {
 	resume    *g     // a task whose park commit failed: it runs next
 	gfree     []*g   // free task records, a stack of at most gfreeMax
 	batch     []*g   // room for a batch from the global queue
+	pollBuf   []*netpoll.Waiter
+	pollG     []*g
 	c         counters
 	link      *p // the idle list, under the lock
 
@@ -50,6 +53,8 @@ type m struct {
 	note     xsync.Note
 	rng      uint64
 	testRand func() uint32 // a manual kernel's steal randomness
+	pollBuf  []*netpoll.Waiter
+	pollG    []*g
 }
 
 // mQueue is a FIFO of Ms linked through m.link.
@@ -280,7 +285,11 @@ top:
 		}
 	}
 
-	// The netpoll hook: nothing to poll until the netpoll issue.
+	// Poll without blocking, only an optimization before stealing: while
+	// tasks wait on the poller, no M blocks in it, and no other M polls.
+	if gp := k.pollNonBlocking(pp); gp != nil {
+		return gp, false
+	}
 
 	// Steal, if this M spins already or not too many do: at most half of
 	// the busy Ps may have spinning Ms.
@@ -333,6 +342,7 @@ top:
 	// looks at every queue again. A submitter publishes its task first and
 	// then looks at nmspinning; the decrement and its load are ordered by
 	// the atomic read-modify-write, so one of the two sees the other.
+	wasSpinning := mp.spinning
 	if mp.spinning {
 		mp.spinning = false
 		if k.nmspinning.Add(-1) < 0 {
@@ -350,7 +360,18 @@ top:
 		}
 	}
 
-	// The blocking netpoll hook: nothing to poll until the netpoll issue.
+	// Block in the poller, if tasks wait on it and no other M does.
+	if gp, pp, polled := k.pollBlocking(mp); polled {
+		if gp != nil {
+			return gp, false
+		}
+		if pp != nil {
+			if wasSpinning {
+				k.becomeSpinning(mp)
+			}
+			goto top
+		}
+	}
 
 	if !k.stopm(mp) {
 		return nil, false
@@ -663,6 +684,7 @@ func (k *Kernel) mdying(mp *m, gp *g) {
 	if w := gp.waker; w != nil {
 		w.state.Store(wDead)
 	}
+	cancelWait(gp)
 	if pp := mp.p; pp != nil {
 		k.releasep(mp)
 		k.handoffp(pp)

@@ -19,7 +19,8 @@ type Stats struct {
 	Overflows     uint64 // local queue overflows to the global queue
 	Yields        uint64 // Ctx.Yield requests carried out
 	Parks         uint64 // parks committed
-	Wakes         uint64 // parked tasks woken
+	Wakes         uint64 // parked tasks woken (by a Wake, the poller, a deadline or a close)
+	PollWakes     uint64 // tasks a poll of the netpoller made runnable (readiness or a deadline)
 	MParks        uint64 // times an M went to sleep for want of work
 	MUnparks      uint64 // times an M was woken
 	Handoffs      uint64 // Ps handed off from an M in Block
@@ -29,7 +30,8 @@ type Stats struct {
 	SpinningMs  int // Ms spinning now
 	IdleProcs   int // Ps idle now
 	GlobalQueue int // tasks in the global queue now
-	Parked      int // tasks parked now, waiting for a Wake
+	Parked      int // tasks parked now, waiting for a Wake or on the netpoller
+	IOWaiting   int // of those, tasks waiting on the netpoller
 
 	PerProc []ProcStats // per P, by P number
 }
@@ -105,7 +107,11 @@ func (k *Kernel) Stats() Stats {
 		s.Parks += ps.Parks
 		s.Wakes += ps.Wakes
 	}
-	s.Wakes += k.outsideWakes.Load()
+	s.PollWakes = k.pollWakes.Load()
+	s.Wakes += k.outsideWakes.Load() + s.PollWakes
+	if np := k.poller.Load(); np != nil {
+		s.IOWaiting = int(np.Waiters())
+	}
 	s.MParks = k.mparks.Load()
 	s.MUnparks = k.munparks.Load()
 	s.Handoffs = k.handoffs.Load()

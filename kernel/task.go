@@ -4,6 +4,7 @@ import (
 	"runtime/debug"
 
 	"github.com/vsched/vsched/internal/xsync"
+	"github.com/vsched/vsched/netpoll"
 )
 
 // g is a task record, the runtime's g without a stack: the function, its
@@ -19,6 +20,11 @@ type g struct {
 	// The requests of the current run, read when fn returns.
 	yield   bool
 	parking bool
+	io      ioWait // Ctx.WaitRead or WaitWrite, until the next run
+	// pw is the task's place in a wait slot, made at its first wait and
+	// kept with the record: no slot holds it while the record is free.
+	pw      *netpoll.Waiter
+	waitErr error // Ctx.WaitErr in this run
 }
 
 // Ctx is a running task's handle on the kernel. A task receives it as the
@@ -226,6 +232,7 @@ func (k *Kernel) runTask(mp *m, gp *g) (ok bool) {
 			if v := recover(); v != nil {
 				k.panicHandler(v, debug.Stack())
 				gp.yield, gp.parking = false, false // it is dead
+				cancelWait(gp)
 				ok = true
 				return
 			}
@@ -249,6 +256,9 @@ func (k *Kernel) execute(mp *m, gp *g, inheritTime bool) bool {
 	// or did not (schedtick).
 	pp.ticks.Store(uint64(pp.runseq)<<32 | uint64(pp.schedtick))
 	pp.c.tasksRun++
+	if gp.io.d != nil || gp.waitErr != nil {
+		finishWait(gp)
+	}
 	mp.curg = gp
 	gp.ctx.m = mp
 	if !k.runTask(mp, gp) {
@@ -265,6 +275,11 @@ func (k *Kernel) execute(mp *m, gp *g, inheritTime bool) bool {
 		k.globrunqputLocked(gp)
 		k.lock.Unlock()
 		k.wakep()
+	case gp.io.d != nil:
+		if k.commitWait(pp, gp) {
+			// From here the poller may run gp anywhere: do not touch it.
+			pp.c.parks++
+		}
 	case gp.parking:
 		gp.parking = false
 		if gp.waker.state.Cas(wRequested, wParked) {

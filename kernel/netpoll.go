@@ -1,0 +1,267 @@
+package kernel
+
+import (
+	"errors"
+	"time"
+
+	"github.com/vsched/vsched/internal/xsync"
+	"github.com/vsched/vsched/netpoll"
+)
+
+// ErrForeignDesc is returned by [Ctx.WaitRead] and [Ctx.WaitWrite] for a
+// [netpoll.Desc] that is not registered with this kernel's poller.
+var ErrForeignDesc = errors.New("kernel: the descriptor is not registered with this kernel's Poller")
+
+// pollMaxGap is how long the kernel may go without polling before the
+// monitor polls (sysmon's 10 ms).
+const pollMaxGap = 10 * time.Millisecond
+
+// ioWait is a task's wait on a wait slot, from Ctx.WaitRead or WaitWrite
+// until the run after it ended.
+type ioWait struct {
+	d     *netpoll.Desc // nil: no wait
+	mode  netpoll.Mode
+	armed bool  // the slot says wait: commit it, or finish it
+	err   error // the outcome, when the wait ended before it was armed
+}
+
+// Poller returns the kernel's [netpoll.Poller], made at the first call.
+// Register descriptors with it (or use [netpoll.Listen] and
+// [netpoll.Dial]) and wait for them with [Ctx.WaitRead] and
+// [Ctx.WaitWrite]. Once a Poller exists, the kernel polls it: before
+// stealing, when an M goes idle (one M at a time, blocking until
+// readiness, the earliest deadline or new work), and from the monitor when
+// nobody has polled for 10 ms.
+//
+// Poller returns an error wrapping [netpoll.ErrUnsupported] on systems
+// without a poller backend, and [ErrClosed] once the kernel has stopped.
+// The kernel closes the Poller when it stops; its descriptors stay the
+// caller's to close.
+func (k *Kernel) Poller() (*netpoll.Poller, error) {
+	if np := k.poller.Load(); np != nil {
+		return np, nil
+	}
+	k.lock.Lock()
+	defer k.lock.Unlock()
+	if np := k.poller.Load(); np != nil {
+		return np, nil
+	}
+	if k.state.Load() == stateStopped {
+		return nil, ErrClosed
+	}
+	np, err := netpoll.New(k.netpollReady)
+	if err != nil {
+		return nil, err
+	}
+	k.lastpoll.Store(xsync.Nanotime())
+	k.poller.Store(np)
+	return np, nil
+}
+
+// netpollReady makes a task woken outside a poll (by Desc.Close, or a
+// deadline set in the past) runnable, as a Wake does.
+func (k *Kernel) netpollReady(w *netpoll.Waiter) {
+	k.ready(w.Task().(*g))
+}
+
+// WaitRead asks for the task to wait until d is readable (or its peer hung
+// up, or it failed), its read deadline passes, or it is closed: when the
+// task's function returns, the task parks on d's read slot, and its
+// function runs again from the top once the wait is over; [Ctx.WaitErr]
+// then tells which of the three ended it. This is the runtime's
+// netpollblock: try the I/O first, and wait only when it would block.
+//
+// The wait commits only after the function has returned, so readiness that
+// comes earlier is not lost: the task then runs again at once. An edge that
+// arrived before WaitRead, and that nobody consumed, ends the wait at once
+// too, as does a closed d or an expired deadline.
+//
+// WaitRead returns an error, and arranges nothing, when another task waits
+// on d's read slot ([netpoll.ErrBusy]) or d belongs to another Poller
+// ([ErrForeignDesc]). It panics when the task already asked to park, wait
+// or yield in this run.
+func (c *Ctx) WaitRead(d *netpoll.Desc) error { return c.wait("WaitRead", d, netpoll.Read) }
+
+// WaitWrite is [Ctx.WaitRead] for writability and the write deadline.
+func (c *Ctx) WaitWrite(d *netpoll.Desc) error { return c.wait("WaitWrite", d, netpoll.Write) }
+
+func (c *Ctx) wait(op string, d *netpoll.Desc, mode netpoll.Mode) error {
+	mp := c.running(op)
+	gp := c.g
+	if gp.parking || gp.yield || gp.io.d != nil {
+		panic("kernel: Ctx." + op + " called after Ctx.Park, Ctx.Yield or another wait in the same run")
+	}
+	if d == nil || d.Poller() != mp.k.poller.Load() {
+		return ErrForeignDesc
+	}
+	armed, err := d.PrepareWait(mode)
+	if errors.Is(err, netpoll.ErrBusy) {
+		return err
+	}
+	gp.io = ioWait{d: d, mode: mode, armed: armed, err: err}
+	return nil
+}
+
+// WaitErr returns how the wait that ended before this run ended: nil when
+// the descriptor became ready (try the I/O again), an error matching
+// [netpoll.ErrDeadlineExceeded] (which is os.ErrDeadlineExceeded) when
+// its deadline passed, or [netpoll.ErrClosed] when it was closed. It
+// returns nil in a run that did not follow a wait.
+func (c *Ctx) WaitErr() error {
+	c.running("WaitErr")
+	return c.g.waitErr
+}
+
+// commitWait ends gp's run that asked for a wait: the park commits by a CAS
+// on the slot (netpollblockcommit), or, if the wait is over already, gp
+// runs again at once from pp's resume slot. It reports whether gp parked;
+// from then on the poller may run gp anywhere.
+func (k *Kernel) commitWait(pp *p, gp *g) bool {
+	if gp.io.armed {
+		if gp.pw == nil {
+			gp.pw = netpoll.NewWaiter(gp)
+		}
+		if gp.io.d.CommitWait(gp.io.mode, gp.pw) {
+			return true
+		}
+	}
+	if pp.resume != nil {
+		throw("execute: the resume slot is full")
+	}
+	pp.resume = gp
+	return false
+}
+
+// finishWait sets the outcome of gp's wait for the run about to begin.
+func finishWait(gp *g) {
+	w := &gp.io
+	gp.waitErr = w.err
+	if w.armed {
+		gp.waitErr = w.d.FinishWait(w.mode)
+	}
+	*w = ioWait{}
+}
+
+// cancelWait takes back the wait of a task that died in the run that asked
+// for it.
+func cancelWait(gp *g) {
+	if w := &gp.io; w.armed {
+		w.d.CancelWait(w.mode)
+	}
+	gp.io = ioWait{}
+}
+
+// netpollToRun turns the waiters of a poll into tasks, in buf.
+func netpollToRun(ws []*netpoll.Waiter, buf []*g) []*g {
+	for i, w := range ws {
+		buf = append(buf, w.Task().(*g))
+		ws[i] = nil
+	}
+	return buf
+}
+
+// pollNonBlocking is findRunnable's poll before stealing: only while tasks
+// wait on the poller, no M blocks in it, and no other M polls. It returns a
+// task to run on pp and injects the rest.
+func (k *Kernel) pollNonBlocking(pp *p) *g {
+	np := k.poller.Load()
+	if np == nil || np.Waiters() == 0 || k.lastpoll.Load() == 0 || k.pollingNet.Swap(1) != 0 {
+		return nil
+	}
+	ws := np.Poll(0, pp.pollBuf[:0])
+	k.pollingNet.Store(0)
+	if len(ws) == 0 {
+		return nil
+	}
+	gs := netpollToRun(ws, pp.pollG[:0])
+	pp.pollBuf = ws[:0]
+	k.pollWakes.Add(uint64(len(gs)))
+	gp := gs[0]
+	k.injectglist(pp, gs[1:])
+	clear(gs)
+	pp.pollG = gs[:0]
+	return gp
+}
+
+// pollBlocking is findRunnable's blocking poll by an M that has dropped its
+// P: if tasks wait on the poller and no other M blocks in it, this M does,
+// until readiness, the earliest deadline, or a break. polled reports that
+// it did. Then it either holds a P again (acquired), with a task to run or
+// none (the caller looks for work again), or it has none: the woken tasks
+// went to the global queue with Ms started for them, and the M parks.
+func (k *Kernel) pollBlocking(mp *m) (gp *g, pp *p, polled bool) {
+	np := k.poller.Load()
+	if np == nil || np.Waiters() == 0 || k.lastpoll.Swap(0) == 0 {
+		return nil, nil, false
+	}
+	if k.state.Load() == stateStopped {
+		// The stop's Break may have woken the M that polled before this
+		// one: it would not wake this one. The stop stored the state
+		// before it broke, and that poller returned before this M could
+		// become the poller, so the state says stopped here.
+		k.lastpoll.Store(xsync.Nanotime())
+		return nil, nil, true
+	}
+	ws := np.Poll(-1, mp.pollBuf[:0])
+	k.lastpoll.Store(xsync.Nanotime())
+	gs := netpollToRun(ws, mp.pollG[:0])
+	clear(ws)
+	mp.pollBuf = ws[:0]
+	k.pollWakes.Add(uint64(len(gs)))
+	defer func() {
+		clear(gs)
+		mp.pollG = gs[:0]
+	}()
+	k.lock.Lock()
+	if k.state.Load() == stateStopped {
+		for _, gp := range gs {
+			k.dropLocked(gp)
+		}
+		k.lock.Unlock()
+		return nil, nil, true
+	}
+	pp = k.pidleget()
+	if pp == nil {
+		k.globrunqputbatchLocked(gs)
+		k.lock.Unlock()
+		k.injectglist(nil, gs)
+		return nil, nil, true
+	}
+	k.lock.Unlock()
+	k.acquirep(mp, pp)
+	if len(gs) == 0 {
+		return nil, pp, true
+	}
+	gp = gs[0]
+	k.injectglist(pp, gs[1:])
+	return gp, pp, true
+}
+
+// pollFromMonitor is the monitor's poll when nobody has polled for
+// pollMaxGap (sysmon's): everything it wakes goes to the global queue, and
+// an M is started per idle P.
+func (k *Kernel) pollFromMonitor(now int64) bool {
+	np := k.poller.Load()
+	if np == nil || np.Waiters() == 0 {
+		return false
+	}
+	last := k.lastpoll.Load()
+	if last == 0 || now-last < int64(pollMaxGap) || !k.lastpoll.Cas(last, now) {
+		return false
+	}
+	ws := np.Poll(0, k.mon.pollBuf[:0])
+	gs := netpollToRun(ws, k.mon.pollG[:0])
+	clear(ws)
+	k.mon.pollBuf = ws[:0]
+	if len(gs) == 0 {
+		return false
+	}
+	k.pollWakes.Add(uint64(len(gs)))
+	k.lock.Lock()
+	k.globrunqputbatchLocked(gs)
+	k.lock.Unlock()
+	k.injectglist(nil, gs)
+	clear(gs)
+	k.mon.pollG = gs[:0]
+	return true
+}

@@ -1,0 +1,74 @@
+// Package netpoll is the kernel's I/O readiness layer, built the way the Go
+// runtime's netpoller is (runtime/netpoll.go and netpoll_epoll.go): one
+// epoll instance per [Poller], every descriptor registered once,
+// edge-triggered, for EPOLLIN|EPOLLOUT|EPOLLRDHUP, and a read and a write
+// wait slot per descriptor ([Desc]) that latch an edge nobody waited for.
+//
+// # Wait slots
+//
+// A slot holds one of four states, as the runtime's pollDesc.rg and wg do:
+//
+//   - nil: nothing pending, nobody waiting;
+//   - ready: an edge arrived that nobody has consumed yet;
+//   - wait: a task announced that it will park but has not committed;
+//   - a *[Waiter]: the task parked on it.
+//
+// The scheduler's side ([Desc.PrepareWait], [Desc.CommitWait],
+// [Desc.FinishWait]) is netpollblock split at gopark: PrepareWait consumes a
+// latched edge or moves nil to wait and then checks for close and deadline;
+// the scheduler commits the park later, after the task's function has
+// returned, by a CAS from wait to the waiter. If readiness, a deadline or
+// Close changed the slot in between, the CAS fails and the task runs again
+// at once, so no edge is lost however the two race. The notifier's side is
+// netpollunblock: readiness moves any state but ready to ready, a deadline
+// or Close moves wait or a waiter to nil, and whoever replaces a waiter
+// returns it to be made runnable, exactly once.
+//
+// The ordering that makes close and deadlines safe is the runtime's: the
+// waiter stores wait and then loads the error word; Close and a deadline
+// store the error word and then load the slot. Every one of these is a
+// sequentially consistent xsync operation, so one side sees the other.
+//
+// [Poller.Waiters] counts the tasks parked on slots: it rises when a commit
+// succeeds and falls when a notifier takes a waiter out, so it is exact
+// whenever nothing is in flight. The scheduler polls only while it is
+// non-zero.
+//
+// # Deadlines
+//
+// Each Desc has a read and a write deadline. A deadline is a timer in the
+// Poller's heap, which [Poller.Poll] runs: Poll never sleeps past the
+// earliest deadline, and setting a deadline earlier than the one a blocked
+// Poll sleeps towards breaks that Poll. Every change of a deadline bumps
+// its sequence number, and a timer that fires with an older one does
+// nothing, so a stale timer never expires a new deadline. A deadline in the
+// past expires at once.
+//
+// # Stale events
+//
+// The epoll data word of a registration holds the Desc's index in the
+// Poller's table and a sequence number unique to the registration; an event
+// whose sequence no longer matches (the descriptor was closed, perhaps
+// reused) is dropped. Go's garbage collector cannot see pointers held by
+// the operating system, so the data word holds no pointer.
+//
+// # Breaks
+//
+// [Poller.Break] writes to an eventfd registered with the epoll instance; a
+// flag suppresses duplicate writes while one is pending, and only a Poll
+// that blocks drains it, as netpollBreak does.
+//
+// # Other systems
+//
+// On systems other than Linux, [New] returns an error wrapping
+// [ErrUnsupported]; nothing else in this package works there.
+//
+// # Sockets
+//
+// [Listen], [Dial], [Listener.Accept] and the [Conn] methods work on
+// non-blocking sockets made with golang.org/x/sys/unix, so a task on the
+// kernel serves TCP without the net package's own poller: an operation that
+// would block returns an error matching [ErrWouldBlock], and the task waits
+// for readiness of its Desc and tries again, "try the syscall first, wait
+// only on EAGAIN", as internal/poll does.
+package netpoll

@@ -1,0 +1,212 @@
+package netpoll
+
+import (
+	"container/heap"
+	"math"
+
+	"github.com/vsched/vsched/internal/xsync"
+)
+
+// MaxEvents is the most epoll events one [Poller.Poll] collects, as the
+// runtime's netpoll does.
+const MaxEvents = 128
+
+// Poller is an epoll instance with its registered descriptors, their
+// deadline timers and a break eventfd (the runtime's netpoll state). A
+// scheduler makes one with [New], registers descriptors with
+// [Poller.Register] and calls [Poller.Poll] to learn which waiting tasks
+// may run. All methods are safe for concurrent use; Polls may run
+// concurrently, though a scheduler keeps at most one blocking Poll, as the
+// runtime does.
+type Poller struct {
+	epfd, evfd int // -1 without a backend (a test's poller)
+	ready      func(*Waiter)
+
+	waiters xsync.Int32  // tasks parked on slots
+	wakeSig xsync.Uint32 // a Break is pending (netpollWakeSig)
+	closed  xsync.Uint32
+
+	mu    xsync.Mutex // the table of registrations
+	table []*Desc
+	free  []uint32
+	seq   uint32
+
+	tmu    xsync.Mutex // the timers and sleepUntil
+	timers timerHeap
+	// sleepUntil is when the Poll blocked now will return at the latest
+	// (math.MaxInt64 for no limit), or 0 when no Poll blocks.
+	sleepUntil int64
+}
+
+// Waiters returns the number of tasks parked on the Poller's slots (the
+// runtime's netpollWaiters).
+func (p *Poller) Waiters() int32 { return p.waiters.Load() }
+
+// readyWaiter hands a waiter woken outside Poll (by Close or a deadline
+// set in the past) to the scheduler.
+func (p *Poller) readyWaiter(w *Waiter) {
+	if w != nil {
+		p.ready(w)
+	}
+}
+
+// register enters d in the table and gives it its index and tag.
+func (p *Poller) register(d *Desc) {
+	p.mu.Lock()
+	p.seq++
+	if p.seq == 0 {
+		p.seq = 1
+	}
+	d.seq = p.seq
+	if n := len(p.free); n > 0 {
+		d.idx = p.free[n-1]
+		p.free = p.free[:n-1]
+		p.table[d.idx] = d
+	} else {
+		d.idx = uint32(len(p.table))
+		p.table = append(p.table, d)
+	}
+	p.mu.Unlock()
+}
+
+// unregister frees d's index; an event still tagged with it is dropped.
+func (p *Poller) unregister(d *Desc) {
+	p.mu.Lock()
+	if p.table[d.idx] == d {
+		p.table[d.idx] = nil
+		p.free = append(p.free, d.idx)
+	}
+	p.mu.Unlock()
+}
+
+// lookup returns the Desc an event's data word names, or nil for a stale
+// event. Called with p.mu held.
+func (p *Poller) lookupLocked(idx, seq uint32) *Desc {
+	if idx >= uint32(len(p.table)) {
+		return nil
+	}
+	if d := p.table[idx]; d != nil && d.seq == seq {
+		return d
+	}
+	return nil
+}
+
+// timer is a deadline of one direction of a Desc, in the Poller's heap.
+type timer struct {
+	d    *Desc
+	mode Mode
+	when int64  // nanotime
+	seq  uint32 // the direction's deadline sequence when set
+	idx  int    // in the heap, or -1
+}
+
+type timerHeap []*timer
+
+func (h timerHeap) Len() int           { return len(h) }
+func (h timerHeap) Less(i, j int) bool { return h[i].when < h[j].when }
+func (h timerHeap) Swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].idx, h[j].idx = i, j
+}
+func (h *timerHeap) Push(x any) {
+	t := x.(*timer)
+	t.idx = len(*h)
+	*h = append(*h, t)
+}
+func (h *timerHeap) Pop() any {
+	old := *h
+	t := old[len(old)-1]
+	old[len(old)-1] = nil
+	*h = old[:len(old)-1]
+	t.idx = -1
+	return t
+}
+
+// resetTimer (re)arms t for when, and breaks a blocked Poll that would
+// sleep past it.
+func (p *Poller) resetTimer(t *timer, d *Desc, mode Mode, when int64, seq uint32) {
+	p.tmu.Lock()
+	t.d, t.mode, t.when, t.seq = d, mode, when, seq
+	if t.idx >= 0 && t.idx < len(p.timers) && p.timers[t.idx] == t {
+		heap.Fix(&p.timers, t.idx)
+	} else {
+		heap.Push(&p.timers, t)
+	}
+	brk := p.sleepUntil != 0 && when < p.sleepUntil
+	p.tmu.Unlock()
+	if brk {
+		p.Break()
+	}
+}
+
+// stopTimer takes t out of the heap if it is there.
+func (p *Poller) stopTimer(t *timer) {
+	p.tmu.Lock()
+	if t.idx >= 0 && t.idx < len(p.timers) && p.timers[t.idx] == t {
+		heap.Remove(&p.timers, t.idx)
+	}
+	p.tmu.Unlock()
+}
+
+// expired is a timer taken out of the heap to fire.
+type expired struct {
+	d    *Desc
+	mode Mode
+	seq  uint32
+}
+
+// runTimers fires every timer due at now, appending the waiters they wake
+// to list.
+func (p *Poller) runTimers(now int64, list []*Waiter) []*Waiter {
+	var due [16]expired
+	for {
+		n := 0
+		p.tmu.Lock()
+		for n < len(due) && len(p.timers) > 0 && p.timers[0].when <= now {
+			t := heap.Pop(&p.timers).(*timer)
+			due[n] = expired{t.d, t.mode, t.seq}
+			n++
+		}
+		p.tmu.Unlock()
+		for _, e := range due[:n] {
+			if w := e.d.expire(e.mode, e.seq); w != nil {
+				list = append(list, w)
+			}
+		}
+		if n < len(due) {
+			return list
+		}
+	}
+}
+
+// sleepStart computes how long a Poll of delay may block with the timers
+// as they are (-1: no limit, 0: do not block), and records until when, so
+// that an earlier deadline set meanwhile breaks it.
+func (p *Poller) sleepStart(now, delay int64) int64 {
+	p.tmu.Lock()
+	defer p.tmu.Unlock()
+	if len(p.timers) > 0 {
+		next := p.timers[0].when - now
+		if next <= 0 {
+			return 0
+		}
+		if delay < 0 || next < delay {
+			delay = next
+		}
+	}
+	switch {
+	case delay == 0:
+	case delay < 0:
+		p.sleepUntil = math.MaxInt64
+	default:
+		p.sleepUntil = now + delay
+	}
+	return delay
+}
+
+// sleepEnd records that the blocked Poll returned.
+func (p *Poller) sleepEnd() {
+	p.tmu.Lock()
+	p.sleepUntil = 0
+	p.tmu.Unlock()
+}

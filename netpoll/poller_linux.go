@@ -1,0 +1,207 @@
+//go:build linux
+
+package netpoll
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/vsched/vsched/internal/xsync"
+)
+
+// New makes a Poller: an epoll instance and its break eventfd. ready is
+// called with every waiter woken outside [Poller.Poll] (by [Desc.Close], or
+// a deadline set in the past), from the goroutine that woke it; the
+// scheduler makes the waiter's task runnable. It must not block.
+func New(ready func(*Waiter)) (*Poller, error) {
+	if ready == nil {
+		return nil, errors.New("netpoll: New with a nil ready function")
+	}
+	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	if err != nil {
+		return nil, os.NewSyscallError("epoll_create1", err)
+	}
+	evfd, err := unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC)
+	if err != nil {
+		unix.Close(epfd)
+		return nil, os.NewSyscallError("eventfd", err)
+	}
+	// The break eventfd is level-triggered: it stays readable until a
+	// blocking Poll drains it.
+	ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: -1}
+	if err := unix.EpollCtl(epfd, unix.EPOLL_CTL_ADD, evfd, &ev); err != nil {
+		unix.Close(evfd)
+		unix.Close(epfd)
+		return nil, os.NewSyscallError("epoll_ctl", err)
+	}
+	return &Poller{epfd: epfd, evfd: evfd, ready: ready}, nil
+}
+
+// Register adds fd to the epoll instance, edge-triggered for
+// EPOLLIN|EPOLLOUT|EPOLLRDHUP, once for its whole life (the runtime's
+// netpollopen), and returns its Desc. fd should be non-blocking; it stays
+// the caller's to close, after [Desc.Close].
+func (p *Poller) Register(fd int) (*Desc, error) {
+	if p.closed.Load() != 0 {
+		return nil, ErrClosed
+	}
+	d := &Desc{p: p, fd: fd}
+	d.rt.idx, d.wt.idx = -1, -1
+	p.register(d)
+	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLOUT | unix.EPOLLRDHUP | unix.EPOLLET,
+		Fd: int32(d.idx), Pad: int32(d.seq)}
+	// Under the table's lock, so that Close does not close the epoll
+	// descriptor in between (its number could be reused).
+	p.mu.Lock()
+	err := ErrClosed
+	if p.closed.Load() == 0 {
+		err = unix.EpollCtl(p.epfd, unix.EPOLL_CTL_ADD, fd, &ev)
+		if err != nil {
+			err = os.NewSyscallError("epoll_ctl", err)
+		}
+	}
+	p.mu.Unlock()
+	if err != nil {
+		p.unregister(d)
+		return nil, err
+	}
+	return d, nil
+}
+
+// deregister removes d from the epoll instance and the table.
+func (p *Poller) deregister(d *Desc) {
+	p.mu.Lock()
+	if p.epfd >= 0 && p.closed.Load() == 0 {
+		// The descriptor may be closed already: nothing to do then.
+		_ = unix.EpollCtl(p.epfd, unix.EPOLL_CTL_DEL, d.fd, nil)
+	}
+	p.mu.Unlock()
+	p.unregister(d)
+}
+
+// Poll waits for readiness, for at most delay: a negative delay blocks
+// until an event, a deadline or a [Poller.Break]; zero does not block. It
+// never sleeps past the earliest deadline. It collects at most
+// [MaxEvents] events, fires the deadlines that are due, and returns the
+// waiters whose waits ended appended to list (the runtime's netpoll). An
+// interrupted wait (EINTR) returns what the deadlines gave, so that the
+// caller can look at the time again. A Poll on a closed Poller returns list
+// unchanged.
+func (p *Poller) Poll(delay time.Duration, list []*Waiter) []*Waiter {
+	if p.closed.Load() != 0 {
+		return list
+	}
+	now := xsync.Nanotime()
+	list = p.runTimers(now, list)
+	d := int64(delay)
+	if d < 0 {
+		d = -1
+	}
+	if len(list) > 0 {
+		d = 0 // something to run already
+	}
+	d = p.sleepStart(now, d)
+	var ms int
+	switch {
+	case d < 0:
+		ms = -1
+	case d == 0:
+		ms = 0
+	case d < int64(time.Millisecond):
+		ms = 1
+	case d < 1e9*int64(time.Millisecond):
+		ms = int(d / int64(time.Millisecond))
+	default:
+		ms = 1e9
+	}
+	var events [MaxEvents]unix.EpollEvent
+	n, err := unix.EpollWait(p.epfd, events[:], ms)
+	if ms != 0 {
+		p.sleepEnd()
+	}
+	if err != nil {
+		if err != unix.EINTR && p.closed.Load() == 0 {
+			panic(fmt.Sprintf("netpoll: epoll_wait on fd %d failed: %v", p.epfd, err))
+		}
+		return p.runTimers(xsync.Nanotime(), list)
+	}
+	p.mu.Lock()
+	for i := range n {
+		ev := &events[i]
+		if ev.Fd == -1 {
+			// A Break. Only a Poll that may block drains it; one that
+			// does not leaves it for the blocked one (netpollBreak).
+			if ms != 0 {
+				var buf [8]byte
+				_, _ = unix.Read(p.evfd, buf[:])
+				p.wakeSig.Store(0)
+			}
+			continue
+		}
+		d := p.lookupLocked(uint32(ev.Fd), uint32(ev.Pad))
+		if d == nil {
+			continue // the registration ended: a stale event
+		}
+		if ev.Events&(unix.EPOLLIN|unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) != 0 {
+			if w := d.unblock(Read, true); w != nil {
+				list = append(list, w)
+			}
+		}
+		if ev.Events&(unix.EPOLLOUT|unix.EPOLLHUP|unix.EPOLLERR) != 0 {
+			if w := d.unblock(Write, true); w != nil {
+				list = append(list, w)
+			}
+		}
+	}
+	p.mu.Unlock()
+	if ms != 0 {
+		list = p.runTimers(xsync.Nanotime(), list)
+	}
+	return list
+}
+
+// Break makes a blocked [Poller.Poll] return (the runtime's
+// netpollBreak). While one break is pending, others do nothing.
+func (p *Poller) Break() {
+	if !p.wakeSig.Cas(0, 1) {
+		return
+	}
+	// Under the table's lock, so that a Close in between cannot hand the
+	// eventfd's number to another file.
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed.Load() != 0 {
+		return
+	}
+	one := [8]byte{1}
+	for {
+		_, err := unix.Write(p.evfd, one[:])
+		if err == nil || err == unix.EAGAIN || err == unix.EBADF {
+			return
+		}
+		if err != unix.EINTR {
+			panic(fmt.Sprintf("netpoll: writing the break eventfd failed: %v", err))
+		}
+	}
+}
+
+// Close closes the epoll instance and the eventfd. Registered descriptors
+// stay open; their waiters are not woken. Later Polls return nothing and
+// Register fails with [ErrClosed]. Close must not be called while a Poll
+// blocks; Break it first.
+func (p *Poller) Close() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.closed.Cas(0, 1) {
+		return ErrClosed
+	}
+	err := unix.Close(p.epfd)
+	if err2 := unix.Close(p.evfd); err == nil {
+		err = err2
+	}
+	return err
+}

@@ -1,0 +1,211 @@
+//go:build vsched_explore
+
+package netpoll
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/vsched/vsched/explore"
+	"github.com/vsched/vsched/internal/xsync"
+)
+
+// Models of the wait-slot protocol, run by the explorer over every
+// interleaving of the real code of desc.go (each slot and error-word
+// operation, and each lock, is a scheduling point). A task's wait is the
+// kernel's: PrepareWait while its function runs, CommitWait after it
+// returns, FinishWait in the run after the wait ended. The notifiers are
+// Poll's readiness (unblock), a deadline's timer (expire) and Close.
+
+// modelDesc is a Desc on a Poller without an epoll instance, whose ready
+// function counts the waiters it is handed.
+func modelDesc(readied *xsync.Int32) *Desc {
+	p := &Poller{epfd: -1, evfd: -1, ready: func(*Waiter) { readied.Add(1) }}
+	d := &Desc{p: p, fd: -1}
+	d.rt.idx, d.wt.idx = -1, -1
+	p.register(d)
+	return d
+}
+
+// waiter is a task that waits once for mode on d: it reports whether it
+// parked and the outcome of the wait.
+type waiter struct {
+	w       *Waiter
+	parked  bool
+	outcome error
+	ended   bool // the wait ended without parking
+}
+
+func (t *waiter) wait(d *Desc, mode Mode) {
+	t.w = NewWaiter(t)
+	armed, err := d.PrepareWait(mode)
+	explore.Assertf(!errors.Is(err, ErrBusy), "PrepareWait: %v with one waiter", err)
+	if !armed {
+		t.ended, t.outcome = true, err
+		return
+	}
+	// The task's function returns here; the kernel commits.
+	if d.CommitWait(mode, t.w) {
+		t.parked = true
+		return
+	}
+	t.ended, t.outcome = true, d.FinishWait(mode)
+}
+
+// notified counts the wakes a notifier returned, asserting that each is
+// the waiter's.
+func notified(t *waiter, w *Waiter, wakes *xsync.Int32) {
+	if w != nil {
+		explore.Assertf(w == t.w, "a notifier returned a waiter that is not the task's")
+		wakes.Add(1)
+	}
+}
+
+// checkEnd asserts the protocol's properties once every thread is done:
+// a task that parked was woken exactly once (no lost readiness, no double
+// wake), one that did not was woken never, and no waiter is counted.
+func checkEnd(d *Desc, t *waiter, wakes int32) {
+	if t.parked {
+		explore.Assertf(wakes == 1, "the task parked and was woken %d times, want exactly once", wakes)
+		t.outcome = d.FinishWait(Read)
+	} else {
+		explore.Assertf(wakes == 0, "the task did not park but was woken %d times", wakes)
+	}
+	n := d.p.Waiters()
+	explore.Assertf(n == 0, "Waiters() = %d once every wait ended, want 0", n)
+}
+
+// waitVsReady: readiness races the wait. Readiness always comes, so a
+// task that parked must be woken, and the wait ends ready.
+func waitVsReady() {
+	var readied, wakes xsync.Int32
+	d := modelDesc(&readied)
+	t := &waiter{}
+	th := explore.Go(func() { t.wait(d, Read) })
+	notified(t, d.unblock(Read, true), &wakes)
+	th.Join()
+	checkEnd(d, t, wakes.Load())
+	explore.Assertf(t.outcome == nil, "the wait ended with %v although only readiness came", t.outcome)
+}
+
+// waitVsDeadlineVsReady: readiness and the deadline's timer race the wait.
+func waitVsDeadlineVsReady() {
+	var readied, wakes xsync.Int32
+	d := modelDesc(&readied)
+	d.rseq = 1 // the deadline the timer was set for
+	t := &waiter{}
+	th := explore.Go(func() { t.wait(d, Read) })
+	timer := explore.Go(func() { notified(t, d.expire(Read, 1), &wakes) })
+	notified(t, d.unblock(Read, true), &wakes)
+	th.Join()
+	timer.Join()
+	checkEnd(d, t, wakes.Load())
+	explore.Assertf(t.outcome == nil || errors.Is(t.outcome, ErrDeadlineExceeded),
+		"the wait ended with %v", t.outcome)
+}
+
+// waitVsClose: Close, and readiness if withReady, race the wait; Close
+// hands a parked waiter to the ready function rather than returning it.
+// Without readiness, only Close can end a parked wait.
+func waitVsClose(withReady bool) func() {
+	return func() { waitVsCloseModel(withReady) }
+}
+
+func waitVsCloseModel(withReady bool) {
+	var readied, wakes xsync.Int32
+	d := modelDesc(&readied)
+	t := &waiter{}
+	th := explore.Go(func() { t.wait(d, Read) })
+	closer := explore.Go(func() { d.Close() })
+	if withReady {
+		notified(t, d.unblock(Read, true), &wakes)
+	}
+	th.Join()
+	closer.Join()
+	checkEnd(d, t, wakes.Load()+readied.Load())
+	explore.Assertf(t.outcome == nil || errors.Is(t.outcome, ErrClosed), "the wait ended with %v", t.outcome)
+	_, err := d.PrepareWait(Read)
+	explore.Assertf(errors.Is(err, ErrClosed) || err == nil, "a wait after Close: %v", err)
+}
+
+// waitVsDeadline: the deadline's timer alone races the wait.
+func waitVsDeadline() {
+	var readied, wakes xsync.Int32
+	d := modelDesc(&readied)
+	d.rseq = 1
+	t := &waiter{}
+	th := explore.Go(func() { t.wait(d, Read) })
+	notified(t, d.expire(Read, 1), &wakes)
+	th.Join()
+	checkEnd(d, t, wakes.Load())
+	explore.Assertf(errors.Is(t.outcome, ErrDeadlineExceeded), "the wait ended with %v, want the deadline", t.outcome)
+}
+
+// staleTimerVsNewDeadline: the timer of a deadline fires while the
+// deadline is moved later. Whichever comes first, the new deadline is not
+// expired at the end: a stale timer does nothing.
+func staleTimerVsNewDeadline() {
+	var readied xsync.Int32
+	d := modelDesc(&readied)
+	d.rseq = 1
+	timer := explore.Go(func() { d.expire(Read, 1) })
+	err := d.SetReadDeadline(time.Now().Add(time.Hour))
+	explore.Assertf(err == nil, "SetReadDeadline: %v", err)
+	timer.Join()
+	err = d.checkErr(Read)
+	explore.Assertf(err == nil, "the moved deadline reads as %v after a stale timer fired", err)
+	d.p.stopTimer(&d.rt)
+}
+
+// twoDirections: a reader and a writer wait on one Desc while readiness
+// of both directions and Close race them; each is woken at most once, and
+// exactly once if it parked.
+func twoDirections() {
+	var readied, rwakes, wwakes xsync.Int32
+	d := modelDesc(&readied)
+	r, w := &waiter{}, &waiter{}
+	rt := explore.Go(func() { r.wait(d, Read) })
+	wt := explore.Go(func() { w.wait(d, Write) })
+	notified(r, d.unblock(Read, true), &rwakes)
+	notified(w, d.unblock(Write, true), &wwakes)
+	rt.Join()
+	wt.Join()
+	for _, c := range []struct {
+		t     *waiter
+		wakes int32
+	}{{r, rwakes.Load()}, {w, wwakes.Load()}} {
+		if c.t.parked {
+			explore.Assertf(c.wakes == 1, "a waiter parked and was woken %d times", c.wakes)
+		} else {
+			explore.Assertf(c.wakes == 0, "a waiter that did not park was woken %d times", c.wakes)
+		}
+	}
+	explore.Assertf(d.p.Waiters() == 0, "Waiters() = %d at the end", d.p.Waiters())
+}
+
+var slotModels = []struct {
+	name  string
+	model func()
+}{
+	{"WaitVsReady", waitVsReady},
+	{"WaitVsDeadlineVsReady", waitVsDeadlineVsReady},
+	{"WaitVsDeadline", waitVsDeadline},
+	{"WaitVsClose", waitVsClose(false)},
+	{"WaitVsCloseVsReady", waitVsClose(true)},
+	{"StaleTimerVsNewDeadline", staleTimerVsNewDeadline},
+	{"TwoDirections", twoDirections},
+}
+
+// TestWaitSlotModels explores every model completely (no preemption
+// bound: they are small).
+func TestWaitSlotModels(t *testing.T) {
+	for _, m := range slotModels {
+		t.Run(m.name, func(t *testing.T) {
+			res := explore.Config{MaxPreemptions: explore.Unbounded}.Check(t, m.model)
+			if !res.Complete {
+				t.Fatalf("%s: the exploration did not complete", m.name)
+			}
+		})
+	}
+}
