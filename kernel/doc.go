@@ -23,7 +23,9 @@
 //     inheriting the time slice, unless a thief takes it (newproc);
 //   - [Ctx.Yield]: it goes to the tail of the global queue (Gosched);
 //   - [Ctx.Park]: it waits until its [Waker] is woken, then its function
-//     runs again from the top; its state lives in its closure.
+//     runs again from the top; its state lives in its closure;
+//   - [Ctx.WaitRead] or [Ctx.WaitWrite]: it waits on a descriptor's wait
+//     slot (see "I/O" below), then runs again, and [Ctx.WaitErr] says why.
 //
 // A park commits only after the function has returned, by a CAS on the
 // Waker's park word (gopark's commit function), so a Wake that comes first
@@ -36,13 +38,48 @@
 // An M with a P runs findRunnable in the runtime's order: a task whose park
 // commit failed; every 61st non-inherited run, one task from the global
 // queue; the local queue (runnext first); a fair share of the global queue,
-// at most [runq.Size]/2; the netpoll hook (nothing yet); then, if this M
+// at most [runq.Size]/2; a poll of the netpoller that does not block; then, if this M
 // spins already or fewer than half of the busy Ps have spinning Ms, four
 // steal passes over the other Ps in random coprime orders, taking runnext
 // only on the last pass and only after a pause ([WithStealPause]). When all
 // of that finds nothing, the M drops its P under the scheduler lock (taking
 // the global queue instead if it filled, or becoming a spinner if a
-// spinning M asked for one through needspinning) and parks on its note.
+// spinning M asked for one through needspinning), looks at every queue
+// once more if it was spinning, becomes the one M blocked in the netpoller
+// if tasks wait on it and no other M is, and otherwise parks on its note.
+//
+// # I/O
+//
+// [Kernel.Poller] makes the kernel's [netpoll.Poller] (epoll), with which a
+// program registers non-blocking descriptors, or makes sockets with
+// [netpoll.Listen] and [netpoll.Dial]. A task tries its I/O first and,
+// when it would block, calls [Ctx.WaitRead] or [Ctx.WaitWrite] and returns;
+// the wait commits after the function has returned, by a CAS on the
+// descriptor's wait slot (netpollblockcommit), so readiness that comes
+// first makes the task run again at once. The kernel polls as the runtime
+// does (runtime-scheduler §3.2 steps 7 and 13, §4):
+//
+//   - in findRunnable, after the local and global queues and before
+//     stealing, without blocking, only while tasks wait on the poller, no M
+//     blocks in it (lastpoll is not zero) and no other M is polling
+//     (pollingNet); the first ready task runs, the rest are injected;
+//   - when an M has dropped its P and found nothing, it blocks in the
+//     poller if tasks wait on it and no other M does (it swaps lastpoll to
+//     zero), never past the earliest deadline; afterwards it takes an idle
+//     P for what it got, or puts all of it on the global queue with an M
+//     started per idle P;
+//   - the monitor polls when nobody has for 10 ms, so a kernel whose Ps are
+//     all busy still sees I/O, and puts what it gets on the global queue.
+//
+// What a poll returns is made runnable with injectglist: as many tasks as
+// there are idle Ps go to the global queue with an M started for each,
+// the rest to the polling P's local queue, then a trailing wakep. New work
+// needs no break of the blocked poller: wakep starts another M on an idle
+// P, as in the runtime. A deadline earlier than the one the blocked poller
+// sleeps towards breaks it (netpoll does that itself), and so does a stop.
+// A task woken by a descriptor's Close, or a deadline set in the past, is
+// readied like a Wake: on the closer's P if it is a task, else on the
+// global queue.
 //
 // # Not losing a wakeup
 //
@@ -96,7 +133,10 @@
 //
 // [Kernel.Shutdown] stops intake and waits until the kernel is quiescent
 // (every P idle, no M in Block, the global queue empty) and every worker
-// has exited; tasks parked and never woken are not waited for. [Kernel.Close]
+// has exited; tasks parked and never woken are not waited for, nor are
+// tasks waiting on the netpoller (the M blocked in it is broken out and
+// exits, and the kernel closes the Poller; the descriptors stay their
+// owners' to close). [Kernel.Close]
 // stops at once and counts the queued tasks it drops. A Ctx used after its
 // task returned, from another goroutine, or inside Block panics with a
 // message naming the misuse; Wake of a task that is not parked does
@@ -136,6 +176,16 @@
 //     arm64); on other architectures a waker is always treated as outside.
 //   - A P publishes its counters for [Kernel.Stats] every 64 runs and when it
 //     goes idle, rather than updating shared counters on every event.
+//   - Deadlines are timers in the netpoller's own heap, which every poll
+//     runs, rather than in per-P timer heaps: the kernel has no other
+//     timers. A blocked poll never sleeps past the earliest one, and
+//     setting an earlier one breaks it (wakeNetPoller).
+//   - A blocking poller that finds the kernel stopped right after it was
+//     elected does not block: the stop's single break may have gone to
+//     the poller before it. The runtime never stops.
+//   - The poller's waiter count rises before the commit's CAS and falls
+//     back if the CAS fails, so it never drops below the number of parked
+//     tasks; the runtime applies the decrement after queueing the tasks.
 //
 // # Invariants
 //
