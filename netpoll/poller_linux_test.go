@@ -1,0 +1,513 @@
+//go:build linux
+
+package netpoll_test
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/vsched/vsched/netpoll"
+)
+
+// tryRead and tryWrite are the I/O a parked task retries after an edge.
+func tryRead(c *netpoll.Conn) func() error {
+	return func() error {
+		_, err := c.Read(make([]byte, 1))
+		return err
+	}
+}
+
+func tryWrite(c *netpoll.Conn) func() error {
+	chunk := make([]byte, 64<<10)
+	return func() error {
+		_, err := c.Write(chunk)
+		return err
+	}
+}
+
+// sameWaiters reports whether got holds exactly the waiters of want, in
+// any order.
+func sameWaiters(got []*netpoll.Waiter, want ...*netpoll.Waiter) bool {
+	if len(got) != len(want) {
+		return false
+	}
+	for _, w := range want {
+		found := false
+		for _, g := range got {
+			found = found || g == w
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+func TestCloseWhileWaitingHandsTheWaitersToReadyAndFinishWaitSaysErrClosed(t *testing.T) {
+	for _, how := range []string{"Desc.Close", "Conn.Close"} {
+		t.Run(how, func(t *testing.T) {
+			tp := newTestPoller(t)
+			_, server := tp.pair(tp.listen())
+			d := server.Desc()
+			fill(t, server)
+			rw := tp.park(d, netpoll.Read, tryRead(server))
+			ww := tp.park(d, netpoll.Write, tryWrite(server))
+			if n := tp.Waiters(); n != 2 {
+				t.Fatalf("Waiters() = %d with a read and a write waiter parked", n)
+			}
+
+			closed := make(chan error, 1)
+			go func() {
+				if how == "Desc.Close" {
+					closed <- d.Close()
+				} else {
+					closed <- server.Close()
+				}
+			}()
+			select {
+			case err := <-closed:
+				if err != nil {
+					t.Fatalf("%s: %v", how, err)
+				}
+			case <-time.After(hangGuard):
+				t.Fatalf("hang guard: %s did not return", how)
+			}
+			// Close handed both waiters to the ready function before it
+			// returned, and no Poll ran.
+			if got := tp.readied(); !sameWaiters(got, rw, ww) {
+				t.Fatalf("the ready function got %d waiters; want the read and the write waiter", len(got))
+			}
+			for _, mode := range []netpoll.Mode{netpoll.Read, netpoll.Write} {
+				if err := d.FinishWait(mode); err != netpoll.ErrClosed {
+					t.Errorf("FinishWait(%v) after %s: %v; want ErrClosed", mode, how, err)
+				}
+				if _, err := d.PrepareWait(mode); err != netpoll.ErrClosed {
+					t.Errorf("PrepareWait(%v) after %s: %v; want ErrClosed", mode, how, err)
+				}
+			}
+			if n := tp.Waiters(); n != 0 {
+				t.Errorf("Waiters() = %d after %s; want 0", n, how)
+			}
+			if err := d.Close(); err != netpoll.ErrClosed {
+				t.Errorf("Desc.Close again: %v; want ErrClosed", err)
+			}
+		})
+	}
+}
+
+// deadlineSetter returns the deadline setter of mode.
+func deadlineSetter(d *netpoll.Desc, mode netpoll.Mode) func(time.Time) error {
+	if mode == netpoll.Read {
+		return d.SetReadDeadline
+	}
+	return d.SetWriteDeadline
+}
+
+func TestDeadlineEndsTheWaitWithDeadlineExceeded(t *testing.T) {
+	for _, mode := range []netpoll.Mode{netpoll.Read, netpoll.Write} {
+		t.Run(mode.String(), func(t *testing.T) {
+			tp := newTestPoller(t)
+			_, server := tp.pair(tp.listen())
+			d := server.Desc()
+			try := tryRead(server)
+			if mode == netpoll.Write {
+				fill(t, server)
+				try = tryWrite(server)
+			}
+			set := deadlineSetter(d, mode)
+			w := tp.park(d, mode, try)
+			start := time.Now()
+			if err := set(start.Add(20 * time.Millisecond)); err != nil {
+				t.Fatalf("setting the deadline: %v", err)
+			}
+			tp.awaitWaiter(w)
+			if el := time.Since(start); el < 20*time.Millisecond {
+				t.Errorf("the 20ms deadline fired after %v", el)
+			}
+			if err := d.FinishWait(mode); !errors.Is(err, os.ErrDeadlineExceeded) {
+				t.Fatalf("FinishWait: %v; want os.ErrDeadlineExceeded", err)
+			}
+			if n := tp.Waiters(); n != 0 {
+				t.Errorf("Waiters() = %d after the deadline; want 0", n)
+			}
+			// Expired, the direction fails every wait at once until the
+			// deadline is cleared.
+			if armed, err := d.PrepareWait(mode); armed || !errors.Is(err, os.ErrDeadlineExceeded) {
+				t.Fatalf("PrepareWait after the deadline: %v, %v; want false, ErrDeadlineExceeded", armed, err)
+			}
+			if err := set(time.Time{}); err != nil {
+				t.Fatalf("clearing the deadline: %v", err)
+			}
+			tp.park(d, mode, try)
+		})
+	}
+}
+
+func TestDeadlineMovedLaterDoesNotFireAtTheOldTime(t *testing.T) {
+	tp := newTestPoller(t)
+	_, server := tp.pair(tp.listen())
+	d := server.Desc()
+	w := tp.park(d, netpoll.Read, tryRead(server))
+	old := time.Now().Add(20 * time.Millisecond)
+	if err := d.SetReadDeadline(old); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.SetReadDeadline(time.Now().Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	// Poll past the old time (a lower bound only).
+	for i := 0; time.Since(old) < 30*time.Millisecond; i++ {
+		if i == 1000 {
+			t.Fatalf("hang guard: 1000 polls and the old deadline not passed")
+		}
+		if ws := tp.pollOnce(10 * time.Millisecond); len(ws) != 0 {
+			t.Fatalf("the waiter came back %v after the old deadline, which was moved an hour later", time.Since(old))
+		}
+	}
+	if ws := tp.pollOnce(0); len(ws) != 0 {
+		t.Fatalf("Poll(0) after the old deadline returned %d waiters", len(ws))
+	}
+	// The moved deadline is the one that counts: moved into the past, it
+	// ends the wait.
+	if err := d.SetReadDeadline(time.Now().Add(-time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if got := tp.readied(); !sameWaiters(got, w) {
+		t.Fatalf("the ready function got %d waiters; want the parked one", len(got))
+	}
+	if err := d.FinishWait(netpoll.Read); !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("FinishWait: %v; want os.ErrDeadlineExceeded", err)
+	}
+}
+
+func TestDeadlineInThePastWakesTheWaiterAtOnce(t *testing.T) {
+	tp := newTestPoller(t)
+	_, server := tp.pair(tp.listen())
+	d := server.Desc()
+	w := tp.park(d, netpoll.Read, tryRead(server))
+	if err := d.SetReadDeadline(time.Now().Add(-time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	// Through the ready function, before SetReadDeadline returned, with
+	// no Poll.
+	if got := tp.readied(); !sameWaiters(got, w) {
+		t.Fatalf("the ready function got %d waiters; want the parked one", len(got))
+	}
+	if err := d.FinishWait(netpoll.Read); !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("FinishWait: %v; want os.ErrDeadlineExceeded", err)
+	}
+	if n := tp.Waiters(); n != 0 {
+		t.Errorf("Waiters() = %d; want 0", n)
+	}
+	// The write direction is not affected.
+	if armed, err := d.PrepareWait(netpoll.Write); err != nil {
+		t.Errorf("PrepareWait(write) with an expired read deadline: %v, %v", armed, err)
+	}
+}
+
+func TestDeadlineFarInTheFutureDoesNotExpire(t *testing.T) {
+	tp := newTestPoller(t)
+	_, server := tp.pair(tp.listen())
+	d := server.Desc()
+	tp.park(d, netpoll.Read, tryRead(server))
+	// So far ahead that the time until it does not fit the monotonic
+	// clock's int64 nanoseconds.
+	if err := d.SetReadDeadline(time.Unix(1<<40, 0)); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if ws := tp.pollOnce(5 * time.Millisecond); len(ws) != 0 {
+			t.Fatalf("a deadline in the year %d ended the wait", time.Unix(1<<40, 0).Year())
+		}
+	}
+}
+
+func TestDeadlineSetDuringABlockingPollEndsIt(t *testing.T) {
+	tp := newTestPoller(t)
+	_, server := tp.pair(tp.listen())
+	d := server.Desc()
+	w := tp.park(d, netpoll.Read, tryRead(server))
+	var stop atomic.Bool
+	result := make(chan error, 1)
+	go func() {
+		// Only the deadline can end this wait; a signal may end a Poll
+		// early, and the loop polls again.
+		for i := 0; i < 1000 && !stop.Load(); i++ {
+			for _, got := range tp.Poll(-1, nil) {
+				if got != w {
+					result <- fmt.Errorf("Poll returned a stranger, %v", got.Task())
+				} else {
+					result <- nil
+				}
+				return
+			}
+		}
+		result <- errors.New("1000 Polls returned without the waiter")
+	}()
+	if err := d.SetReadDeadline(time.Now().Add(20 * time.Millisecond)); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-result:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(hangGuard):
+		stop.Store(true)
+		tp.Break()
+		<-result
+		t.Fatalf("hang guard: a Poll(-1) that blocked before the deadline was set slept past it")
+	}
+	if err := d.FinishWait(netpoll.Read); !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("FinishWait: %v; want os.ErrDeadlineExceeded", err)
+	}
+}
+
+func TestReusedFdWakesOnlyTheNewDescsWaiter(t *testing.T) {
+	tp := newTestPoller(t)
+	ln := tp.listen()
+	oldClient, oldServer := tp.pair(ln)
+	oldFd, oldDesc := oldClient.Fd(), oldClient.Desc()
+	oldW := tp.park(oldDesc, netpoll.Read, tryRead(oldClient))
+	if err := oldClient.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := tp.readied(); !sameWaiters(got, oldW) {
+		t.Fatalf("Close handed %d waiters to the ready function; want the old one", len(got))
+	}
+	if err := oldDesc.FinishWait(netpoll.Read); err != netpoll.ErrClosed {
+		t.Fatalf("FinishWait on the closed Desc: %v; want ErrClosed", err)
+	}
+
+	// New connections until one gets the old number: usually the first.
+	var client, server *netpoll.Conn
+	for i := 0; ; i++ {
+		if i == 100 {
+			t.Skipf("no new socket got descriptor %d back in 100 tries", oldFd)
+		}
+		c, s := tp.pair(ln)
+		if c.Fd() == oldFd {
+			client, server = c, s
+			break
+		}
+		if s.Fd() == oldFd {
+			client, server = s, c
+			break
+		}
+		c.Close()
+		s.Close()
+	}
+	if client.Desc() == oldDesc {
+		t.Fatalf("the new socket on descriptor %d got the old Desc", oldFd)
+	}
+	if _, err := oldDesc.PrepareWait(netpoll.Read); err != netpoll.ErrClosed {
+		t.Fatalf("PrepareWait on the old Desc: %v; want ErrClosed", err)
+	}
+	w := tp.park(client.Desc(), netpoll.Read, tryRead(client))
+	// Activity on both connections: the old peer's write meets a closed
+	// socket, the new one's makes the new Desc readable.
+	oldServer.Write([]byte("to the closed one"))
+	if err := tp.writeAll(server, []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	tp.awaitWaiter(w) // fails on any other waiter
+	if err := client.Desc().FinishWait(netpoll.Read); err != nil {
+		t.Fatalf("FinishWait: %v", err)
+	}
+	b := make([]byte, 8)
+	if n, err := client.Read(b); err != nil || string(b[:n]) != "x" {
+		t.Fatalf("Read on the new socket: %q, %v", b[:n], err)
+	}
+	if ws := tp.pollOnce(0); len(ws) != 0 || tp.Waiters() != 0 {
+		t.Fatalf("after the wait: %d more waiters, Waiters() = %d", len(ws), tp.Waiters())
+	}
+}
+
+func TestPollSurvivesEINTRWithoutLosingTheEvent(t *testing.T) {
+	tp := newTestPoller(t)
+	client, server := tp.pair(tp.listen())
+	w := tp.park(server.Desc(), netpoll.Read, tryRead(server))
+
+	tids := make(chan int, 1)
+	result := make(chan error, 1)
+	var polls atomic.Int64
+	var stop atomic.Bool
+	go func() {
+		// Locked, so that signals can be aimed at the thread in
+		// epoll_wait.
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		tids <- unix.Gettid()
+		for i := 0; i < 100000 && !stop.Load(); i++ {
+			ws := tp.Poll(-1, nil)
+			polls.Add(1)
+			for _, got := range ws {
+				if got != w {
+					result <- fmt.Errorf("Poll returned a stranger, %v", got.Task())
+				} else {
+					result <- nil
+				}
+				return
+			}
+		}
+		result <- errors.New("100000 Polls returned without the waiter")
+	}()
+	tid := <-tids
+	pid := os.Getpid()
+	const signals = 200
+	for i := range signals {
+		var err error
+		if i%2 == 0 {
+			err = unix.Tgkill(pid, tid, unix.SIGURG)
+		} else {
+			err = syscall.Kill(pid, syscall.SIGWINCH)
+		}
+		if err != nil {
+			t.Fatalf("signal %d: %v", i, err)
+		}
+		// Give the signal a bounded chance to interrupt the Poll before
+		// the next one, which would merge with it while pending.
+		for n, before := 0, polls.Load(); n < 2000 && polls.Load() == before; n++ {
+			runtime.Gosched()
+		}
+	}
+	interrupted := polls.Load()
+	if err := tp.writeAll(client, []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-result:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(hangGuard):
+		stop.Store(true)
+		tp.Break()
+		<-result
+		t.Fatalf("hang guard: the readiness after %d signals never came back from Poll", signals)
+	}
+	t.Logf("Poll(-1) returned early %d times for %d signals, then with the waiter", interrupted, signals)
+	if err := server.Desc().FinishWait(netpoll.Read); err != nil {
+		t.Fatalf("FinishWait: %v", err)
+	}
+}
+
+func TestBreakReturnsABlockedPoll(t *testing.T) {
+	tp := newTestPoller(t)
+	for round := range 3 {
+		returned := make(chan int, 1)
+		go func() { returned <- len(tp.Poll(-1, nil)) }()
+		tp.Break()
+		select {
+		case n := <-returned:
+			if n != 0 {
+				t.Fatalf("round %d: a broken Poll returned %d waiters", round, n)
+			}
+		case <-time.After(hangGuard):
+			t.Fatalf("hang guard: round %d: Break did not return Poll(-1)", round)
+		}
+	}
+}
+
+// breakCount reads the break eventfd's counter from /proc without
+// draining it.
+func breakCount(t *testing.T, p *netpoll.Poller) uint64 {
+	t.Helper()
+	fd := netpoll.BreakFd(p)
+	b, err := os.ReadFile("/proc/self/fdinfo/" + strconv.Itoa(fd))
+	if err != nil {
+		t.Skipf("cannot read the eventfd's counter: %v", err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "eventfd-count:"); ok {
+			n, err := strconv.ParseUint(strings.TrimSpace(v), 16, 64)
+			if err != nil {
+				t.Fatalf("eventfd-count %q: %v", v, err)
+			}
+			return n
+		}
+	}
+	t.Skipf("no eventfd-count in /proc/self/fdinfo/%d", fd)
+	return 0
+}
+
+func TestDuplicateBreaksDoNotAccumulate(t *testing.T) {
+	tp := newTestPoller(t)
+	tp.Break()
+	tp.Break()
+	if n := breakCount(t, tp.Poller); n != 1 {
+		t.Fatalf("after two Breaks the eventfd counts %d; want 1", n)
+	}
+	// A Poll that does not block leaves the break to a blocking one.
+	if ws := tp.Poll(0, nil); len(ws) != 0 {
+		t.Fatalf("Poll(0) returned %d waiters", len(ws))
+	}
+	if n := breakCount(t, tp.Poller); n != 1 {
+		t.Fatalf("Poll(0) drained the break (count %d)", n)
+	}
+	// One blocking Poll returns at once and drains it.
+	if ws := tp.Poll(-1, nil); len(ws) != 0 {
+		t.Fatalf("Poll(-1) returned %d waiters", len(ws))
+	}
+	if n := breakCount(t, tp.Poller); n != 0 {
+		t.Fatalf("after a blocking Poll the eventfd counts %d; want 0", n)
+	}
+	if ws := tp.Poll(0, nil); len(ws) != 0 {
+		t.Fatalf("the next Poll(0) returned %d waiters", len(ws))
+	}
+	// And the next Break writes again.
+	tp.Break()
+	if n := breakCount(t, tp.Poller); n != 1 {
+		t.Fatalf("a Break after the drain: the eventfd counts %d; want 1", n)
+	}
+	tp.Poll(time.Hour, nil)
+	if n := breakCount(t, tp.Poller); n != 0 {
+		t.Fatalf("after Poll(1h) the eventfd counts %d; want 0", n)
+	}
+}
+
+func TestSecondPrepareWaitOnAWaitingSlotIsErrBusy(t *testing.T) {
+	tp := newTestPoller(t)
+	client, server := tp.pair(tp.listen())
+	d := server.Desc()
+	for i := 0; ; i++ {
+		armed, err := d.PrepareWait(netpoll.Read)
+		if err != nil {
+			t.Fatalf("PrepareWait: %v", err)
+		}
+		if armed {
+			break
+		}
+		if i == 10 {
+			t.Fatalf("PrepareWait keeps finding an edge")
+		}
+	}
+	if armed, err := d.PrepareWait(netpoll.Read); armed || err != netpoll.ErrBusy {
+		t.Fatalf("second PrepareWait on a slot in wait: %v, %v; want false, ErrBusy", armed, err)
+	}
+	w := netpoll.NewWaiter("reader")
+	if !d.CommitWait(netpoll.Read, w) {
+		t.Fatalf("CommitWait failed")
+	}
+	if armed, err := d.PrepareWait(netpoll.Read); armed || err != netpoll.ErrBusy {
+		t.Fatalf("PrepareWait on a slot with a parked waiter: %v, %v; want false, ErrBusy", armed, err)
+	}
+	// The slot still works for its waiter.
+	if err := tp.writeAll(client, []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	tp.awaitWaiter(w)
+	if err := d.FinishWait(netpoll.Read); err != nil {
+		t.Fatalf("FinishWait: %v", err)
+	}
+}
