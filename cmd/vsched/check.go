@@ -254,13 +254,18 @@ func (c *checker) properties(ctx context.Context) result {
 	return c.testJSON(ctx, append([]string{"test", "-count=1", "-json"}, pkgs...), "no tests")
 }
 
-// explore runs the explorer's litmus tests and the runq scenarios in the
-// explorer build. The seeded bugs are left to the mutation campaign.
+// explore runs the explorer's litmus tests, the runq scenarios, the kernel
+// models and the netpoll wait-slot models in the explorer build. The seeded
+// bugs are left to the mutation campaign.
 func (c *checker) explore(ctx context.Context) result {
 	if !isDir(filepath.Join(c.root, "explore")) {
 		return result{verdict: skip, summary: "no ./explore package yet"}
 	}
-	return c.testJSON(ctx, []string{"test", "-count=1", "-json", "-tags", "vsched_explore", "-skip", "^TestKnownBad", "./explore"}, "no tests")
+	args := []string{"test", "-count=1", "-json", "-tags", "vsched_explore", "-skip", "^TestKnownBad", "./explore"}
+	if isDir(filepath.Join(c.root, "netpoll")) {
+		args = append(args, "./netpoll")
+	}
+	return c.testJSON(ctx, args, "no tests")
 }
 
 // exploreKernel runs the kernel's models again at preemption bound 2 (the
