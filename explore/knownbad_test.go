@@ -105,6 +105,8 @@ func TestKnownBadKernelsAreReported(t *testing.T) {
 		{mutant.ParkCommitsEarly, all},
 		{mutant.NoResetSpinningWakep, all},
 		{mutant.MonitorSleepsAfterStop, all},
+		{mutant.StopBreakLost, all},
+		{mutant.NoBlockingPoller, all},
 		{mutant.NeedSpinningIgnored, byModels("^TestKernelModels$/^SpawnVsIdle$/^Go$", "2")},
 	} {
 		t.Run(c.m.Name, func(t *testing.T) {

@@ -22,6 +22,10 @@ type Poller struct {
 	epfd, evfd int // -1 without a backend (a test's poller)
 	ready      func(*Waiter)
 
+	// A modelled sleep of a blocking wait (explorer build only).
+	sleeping xsync.Uint32
+	note     xsync.Note
+
 	waiters xsync.Int32  // tasks parked on slots
 	wakeSig xsync.Uint32 // a Break is pending (netpollWakeSig)
 	closed  xsync.Uint32

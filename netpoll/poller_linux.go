@@ -119,7 +119,7 @@ func (p *Poller) Poll(delay time.Duration, list []*Waiter) []*Waiter {
 		ms = 1e9
 	}
 	var events [MaxEvents]unix.EpollEvent
-	n, err := unix.EpollWait(p.epfd, events[:], ms)
+	n, err := p.wait(events[:], ms)
 	if ms != 0 {
 		p.sleepEnd()
 	}
@@ -181,6 +181,7 @@ func (p *Poller) Break() {
 	for {
 		_, err := unix.Write(p.evfd, one[:])
 		if err == nil || err == unix.EAGAIN || err == unix.EBADF {
+			p.breakHook()
 			return
 		}
 		if err != unix.EINTR {

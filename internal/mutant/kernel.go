@@ -91,3 +91,24 @@ var MonitorSleepsAfterStop = Mutant{
 	Old:  "if (k.state.Load() == stateStopped || !k.quiet()) && k.monMode.Cas(monDeep, monAwake) {",
 	New:  "if !k.quiet() && k.monMode.Cas(monDeep, monAwake) { // mutant: the stop is not looked at again",
 }
+
+// The seeded bugs of the kernel's netpoll integration.
+var (
+	// StopBreakLost lets an M become the blocking poller after the kernel
+	// stopped: the stop's one Break may have gone to the poller before it,
+	// and nothing breaks this one, so Shutdown waits for it forever.
+	StopBreakLost = Mutant{
+		Name: "stop-break-lost",
+		File: "kernel/netpoll.go",
+		Old:  "\tif k.state.Load() == stateStopped {\n\t\t// The stop's Break",
+		New:  "\tif false { // mutant: the stop is not rechecked\n\t\t// The stop's Break",
+	}
+	// NoBlockingPoller never blocks in the poller when an M goes idle:
+	// with every P idle nobody polls, and readiness is never seen.
+	NoBlockingPoller = Mutant{
+		Name: "no-blocking-poller",
+		File: "kernel/netpoll.go",
+		Old:  "\tif np == nil || np.Waiters() == 0 || k.lastpoll.Swap(0) == 0 {\n\t\treturn nil, nil, false\n\t}\n\tif k.state",
+		New:  "\tif true || np == nil || np.Waiters() == 0 || k.lastpoll.Swap(0) == 0 { // mutant: no blocking poller\n\t\treturn nil, nil, false\n\t}\n\tif k.state",
+	}
+)

@@ -1,0 +1,140 @@
+//go:build vsched_explore && linux
+
+package explore_test
+
+import (
+	"errors"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/vsched/vsched/explore"
+	"github.com/vsched/vsched/internal/xsync"
+	"github.com/vsched/vsched/kernel"
+	"github.com/vsched/vsched/netpoll"
+)
+
+// Models of the kernel with its netpoller. The epoll instance and the
+// socketpair are real; a blocking poll is modelled as a sleep on a note
+// that only a Break ends (netpoll's explorer build), so an M left blocked
+// in the poller with nobody to break it is a deadlock, like any lost
+// wakeup. A write that must end a blocked poll is followed by a Break, as
+// the operating system's wakeup of epoll_wait.
+
+// ioPair returns a registered socketpair end and its peer.
+func ioPair(k *kernel.Kernel) (*netpoll.Desc, int) {
+	np, err := k.Poller()
+	if err != nil {
+		panic(err)
+	}
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		panic(err)
+	}
+	d, err := np.Register(fds[0])
+	if err != nil {
+		panic(err)
+	}
+	return d, fds[1]
+}
+
+func closePair(d *netpoll.Desc, peer int) {
+	d.Close()
+	unix.Close(d.Fd())
+	unix.Close(peer)
+}
+
+// readVsWrite: a task reads a socket that a thread writes to. The task
+// tries first and waits only when the read would block; readiness reaches
+// it through a poll, before stealing or blocking, whichever M does it. The
+// test waits for the task to have read, so a lost readiness is a deadlock.
+func readVsWrite() {
+	k := newModelKernel(2)
+	d, peer := ioPair(k)
+	var done xsync.Note
+	var runs xsync.Int32
+	buf := make([]byte, 1)
+	k.Go(func(c *kernel.Ctx) {
+		runs.Add(1)
+		if err := c.WaitErr(); err != nil {
+			panic(err)
+		}
+		if _, err := unix.Read(d.Fd(), buf); err == unix.EAGAIN {
+			if err := c.WaitRead(d); err != nil {
+				panic(err)
+			}
+			return
+		}
+		done.Wakeup()
+	})
+	writer := explore.Go(func() {
+		if _, err := unix.Write(peer, []byte{1}); err != nil {
+			panic(err)
+		}
+		np, _ := k.Poller()
+		np.Break()
+	})
+	done.Sleep()
+	writer.Join()
+	drain(k)
+	n := runs.Load()
+	explore.Assertf(n == 1 || n == 2, "the task ran %d times, want once (data already there) or twice", n)
+	closePair(d, peer)
+}
+
+// closeVsWait: a thread closes the descriptor a task waits on, before or
+// after the wait commits; either way the task runs again and learns
+// ErrClosed, and Shutdown then breaks the M blocked in the poller. One P:
+// the task woken by Close needs a second M while the first blocks in the
+// poller.
+func closeVsWait() {
+	k := newModelKernel(1)
+	d, peer := ioPair(k)
+	var runs xsync.Int32
+	var outcome error
+	k.Go(func(c *kernel.Ctx) {
+		if runs.Add(1) == 1 {
+			if err := c.WaitRead(d); err != nil {
+				panic(err)
+			}
+			return
+		}
+		outcome = c.WaitErr()
+	})
+	closer := explore.Go(func() { d.Close() })
+	closer.Join()
+	drain(k)
+	n := runs.Load()
+	explore.Assertf(n == 2, "the task ran %d times, want twice", n)
+	explore.Assertf(errors.Is(outcome, netpoll.ErrClosed), "the wait ended with %v, want ErrClosed", outcome)
+	unix.Close(d.Fd())
+	unix.Close(peer)
+}
+
+// shutdownVsPoller: a task waits on a socket nobody writes; Shutdown does
+// not wait for it, but must break the M blocked in the poller, wherever it
+// is on its way there.
+func shutdownVsPoller() {
+	k := newModelKernel(2)
+	d, peer := ioPair(k)
+	var started xsync.Note
+	k.Go(func(c *kernel.Ctx) {
+		if err := c.WaitRead(d); err != nil {
+			panic(err)
+		}
+		started.Wakeup()
+	})
+	started.Sleep()
+	drain(k)
+	closePair(d, peer)
+}
+
+func init() {
+	kernelModels = append(kernelModels, []struct {
+		name  string
+		model func()
+	}{
+		{"NetpollReadVsWrite", readVsWrite},
+		{"NetpollCloseVsWait", closeVsWait},
+		{"NetpollShutdownVsPoller", shutdownVsPoller},
+	}...)
+}
