@@ -1,0 +1,53 @@
+// Package netbench benchmarks serving TCP on the kernel with its netpoll
+// against the net package with a goroutine per connection, using the
+// servers of examples/echo.
+//
+// Every benchmark is Benchmark<Workload>/.../impl=<name>, so that
+//
+//	cd bench
+//	go test -run '^$' -bench . -count 6 ./netbench > net.txt
+//	benchstat -col /impl net.txt
+//
+// puts the implementations in columns. A smoke run of every benchmark once
+// is
+//
+//	go test -run '^$' -bench . -benchtime=1x ./netbench
+//
+// (add -short to skip IdleConns, which idles for a second per
+// implementation), and go test ./netbench checks the load generator
+// against both servers at a small size. No test asserts a timing.
+//
+// # Implementations
+//
+//   - kernel: examples/echo.ServeKernel on a kernel with its default number
+//     of Ps (GOMAXPROCS): an accept task and a task per connection, waiting
+//     on the kernel's netpoll.Poller.
+//   - net: examples/echo.ServeNet: a goroutine per connection on the Go
+//     runtime's netpoller.
+//   - none (IdleConns only): no server and no connection, the floor of the
+//     test process.
+//
+// Each benchmark run starts its server in this process on 127.0.0.1:0 and
+// closes it (and its kernel) at the end of the run.
+//
+// # Workloads
+//
+//  1. Echo/conns=N: N client connections (net package, a goroutine each)
+//     each send a 64-byte message and wait for its echo, over and over; b.N
+//     is the number of round trips, shared out among the connections as they
+//     go. ns/op is wall time per round trip over all connections, so it is
+//     the inverse of throughput; rps is round trips per second; p50-ns and
+//     p99-ns are the round-trip latencies seen by one client (nearest
+//     rank); cpu-ns/op is the process's CPU time (client, server and kernel
+//     together: getrusage(RUSAGE_SELF)) per round trip. Every echo is
+//     checked. Connections are dialled, and make one round trip each,
+//     before the timer starts.
+//  2. IdleConns: 1,000 connections each make one round trip and then stay
+//     open and silent; cpu-ms/idle-s is the process's CPU time per second of
+//     that idleness. For the kernel the measurement starts once every
+//     connection's task waits on the poller and every P is idle.
+//
+// The load generator and the server share the process and its CPUs, as in
+// tokio's and gnet's in-process echo benchmarks; on a machine with few
+// CPUs the client's goroutines and the kernel's Ms compete for them.
+package netbench

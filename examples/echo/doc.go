@@ -1,0 +1,13 @@
+// Package echo is a TCP echo server, served two ways: on the kernel with
+// its netpoll.Poller ([ServeKernel]: an accept task and a task per
+// connection) and on the net package ([ServeNet]: a goroutine per
+// connection). bench/netbench measures the two side by side.
+//
+// A kernel task cannot block, so a connection task is a continuation: each
+// run reads until the socket would block, writing back what it read, then
+// asks the kernel to wait for readiness (Ctx.WaitRead, or Ctx.WaitWrite
+// while output is pending) and returns. The kernel runs the same function
+// again when the socket is ready; the buffer and the unwritten output live
+// in the closure. This is the net package's loop, "try the syscall first,
+// wait only on EAGAIN", with the wait turned inside out.
+package echo

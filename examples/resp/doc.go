@@ -1,0 +1,20 @@
+// Package resp is a minimal Redis-protocol server, served two ways: on the
+// kernel with its netpoll.Poller ([ServeKernel]: an accept task and a task
+// per connection, each a continuation that waits for readiness and returns)
+// and on the net package ([ServeNet]: a goroutine per connection), so that
+// the two can be measured against each other with redis-benchmark
+// (bench/resp.sh).
+//
+// The protocol is RESP2: a command is an array of bulk strings, or an
+// inline command line ([ParseCommand]). The commands are PING, ECHO, SET,
+// GET and DEL on an in-memory [Store] of sharded maps under mutexes
+// ([Store.Exec]); anything else is an -ERR reply. A connection may
+// pipeline: every command that has fully arrived is run and the replies of
+// one read go out in one write, and a command split across reads waits for
+// the rest. A protocol error is answered with -ERR and the connection is
+// closed, as Redis does.
+//
+// Both servers share everything but the I/O loop: [ParseCommand], the
+// Store, and a session (a connection's unparsed input and unwritten
+// replies).
+package resp

@@ -1,0 +1,107 @@
+package resp
+
+import "errors"
+
+// Buffer sizes of a session.
+const (
+	// readSize is the initial input buffer and the least free space a read
+	// is offered.
+	readSize = 16 << 10
+	// keepOut is the largest output buffer kept once it has been written;
+	// a larger one (a big pipelined batch of GETs) is dropped.
+	keepOut = 1 << 20
+)
+
+// A session is the protocol state of one connection, the same for both
+// servers: the bytes received and not yet parsed, and the replies not yet
+// written. Only the connection's handler uses it.
+//
+// The handler reads into [session.readBuf], reports the bytes with
+// [session.received], which runs every complete command and appends the
+// replies to out, and writes out. Commands pipelined in one read are
+// answered with one write; a command split across reads waits in in until
+// the rest arrives.
+type session struct {
+	store *Store
+	in    []byte   // received, not yet parsed: always a whole buffer from in[0]
+	out   []byte   // replies: out[sent:] is not written yet
+	sent  int      // bytes of out already written
+	args  [][]byte // ParseCommand's scratch, reused
+	// closing is set after a protocol error: the -ERR reply is the last
+	// thing in out, and the connection is closed once out is written.
+	closing bool
+}
+
+func newSession(store *Store) *session {
+	return &session{store: store, in: make([]byte, 0, readSize)}
+}
+
+// readBuf returns the free space after the received bytes, at least
+// readSize/2 bytes, growing the buffer when a command does not fit.
+func (s *session) readBuf() []byte {
+	if cap(s.in)-len(s.in) < readSize/2 {
+		grown := make([]byte, len(s.in), 2*cap(s.in))
+		copy(grown, s.in)
+		s.in = grown
+	}
+	return s.in[len(s.in):cap(s.in)]
+}
+
+// received takes n bytes just read into readBuf, runs every complete
+// command in the input and appends the replies to out. After a protocol
+// error it appends the error reply, discards the input and sets closing.
+func (s *session) received(n int) {
+	s.in = s.in[:len(s.in)+n]
+	done := 0
+	// Every command consumes at least one byte, so this ends.
+	for done < len(s.in) {
+		args, used, err := ParseCommand(s.in[done:], s.args)
+		s.args = args
+		if err != nil {
+			s.fail(err)
+			return
+		}
+		if used == 0 {
+			break
+		}
+		s.out = s.store.Exec(s.out, args)
+		done += used
+	}
+	rest := copy(s.in, s.in[done:])
+	s.in = s.in[:rest]
+	if rest == 0 && cap(s.in) > 4*readSize {
+		s.in = make([]byte, 0, readSize) // a big command has gone
+	}
+	clear(s.args) // drop references into in
+	if rest > maxQuery {
+		s.fail(protoErr("query buffer limit exceeded"))
+	}
+}
+
+func (s *session) fail(err error) {
+	var pe *protocolError
+	if errors.As(err, &pe) {
+		s.out = appendError(s.out, pe.reply)
+	} else {
+		s.out = appendError(s.out, err.Error())
+	}
+	s.in = s.in[:0]
+	s.closing = true
+}
+
+// pending returns the replies not written yet.
+func (s *session) pending() []byte { return s.out[s.sent:] }
+
+// wrote records that the first n bytes of pending were written; once all
+// is written the output buffer is reused.
+func (s *session) wrote(n int) {
+	s.sent += n
+	if s.sent < len(s.out) {
+		return
+	}
+	s.sent = 0
+	s.out = s.out[:0]
+	if cap(s.out) > keepOut {
+		s.out = nil
+	}
+}
