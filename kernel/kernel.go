@@ -219,6 +219,7 @@ func New(opts ...Option) (*Kernel, error) {
 		k.pidleput(k.allp[i])
 	}
 	k.monitorRun = k.monitor
+	k.lastpoll.Store(nanotime()) // nobody is in the poller
 	k.lock.Unlock()
 	if k.monitor {
 		xsync.Go(k.sysmon)
@@ -305,6 +306,11 @@ func (k *Kernel) Shutdown(ctx context.Context) error {
 	switch k.state.Load() {
 	case stateRunning:
 		k.state.Store(stateDraining)
+		// An M blocked in the poller holds woken tasks as soon as it
+		// returns: break it, so that the drain sees what it got.
+		if np := k.poller.Load(); np != nil {
+			np.Break()
+		}
 		k.checkDrainedLocked()
 	case stateStopped:
 		closed = !k.drained
@@ -369,11 +375,12 @@ func (k *Kernel) Close() error {
 
 // checkDrainedLocked finishes a draining kernel once it is quiescent: every
 // P idle (so every local queue empty and no task running), no M in Block,
-// and the global queue empty. Called with the lock held, by Shutdown and by
+// the global queue empty, and no M in the poller (lastpoll not zero), whose
+// woken tasks would otherwise be dropped. Called with the lock held, by Shutdown and by
 // every pidleput.
 func (k *Kernel) checkDrainedLocked() {
 	if k.state.Load() == stateDraining && int(k.npidle.Load()) == k.procs &&
-		k.nmsys.Load() == 0 && k.global.Len() == 0 {
+		k.nmsys.Load() == 0 && k.global.Len() == 0 && k.lastpoll.Load() != 0 {
 		k.state.Store(stateStopped)
 		k.drained = true
 		k.finishLocked()

@@ -36,7 +36,9 @@ type ioWait struct {
 // Poller returns an error wrapping [netpoll.ErrUnsupported] on systems
 // without a poller backend, and [ErrClosed] once the kernel has stopped.
 // The kernel closes the Poller when it stops; its descriptors stay the
-// caller's to close.
+// caller's to close. The Poller belongs to the kernel: register
+// descriptors with it and make sockets on it, but never call its Poll,
+// Break or Close, which would take waiters from the kernel's tasks.
 func (k *Kernel) Poller() (*netpoll.Poller, error) {
 	if np := k.poller.Load(); np != nil {
 		return np, nil
@@ -53,7 +55,6 @@ func (k *Kernel) Poller() (*netpoll.Poller, error) {
 	if err != nil {
 		return nil, err
 	}
-	k.lastpoll.Store(xsync.Nanotime())
 	k.poller.Store(np)
 	return np, nil
 }
@@ -94,6 +95,9 @@ func (c *Ctx) wait(op string, d *netpoll.Desc, mode netpoll.Mode) error {
 	if d == nil || d.Poller() != mp.k.poller.Load() {
 		return ErrForeignDesc
 	}
+	if gp.pw == nil {
+		gp.pw = netpoll.NewWaiter(gp)
+	}
 	armed, err := d.PrepareWait(mode)
 	if errors.Is(err, netpoll.ErrBusy) {
 		return err
@@ -118,9 +122,6 @@ func (c *Ctx) WaitErr() error {
 // from then on the poller may run gp anywhere.
 func (k *Kernel) commitWait(pp *p, gp *g) bool {
 	if gp.io.armed {
-		if gp.pw == nil {
-			gp.pw = netpoll.NewWaiter(gp)
-		}
 		if gp.io.d.CommitWait(gp.io.mode, gp.pw) {
 			return true
 		}
@@ -137,7 +138,7 @@ func finishWait(gp *g) {
 	w := &gp.io
 	gp.waitErr = w.err
 	if w.armed {
-		gp.waitErr = w.d.FinishWait(w.mode)
+		gp.waitErr = w.d.FinishWait(w.mode, gp.pw)
 	}
 	*w = ioWait{}
 }
@@ -194,16 +195,20 @@ func (k *Kernel) pollBlocking(mp *m) (gp *g, pp *p, polled bool) {
 	if np == nil || np.Waiters() == 0 || k.lastpoll.Swap(0) == 0 {
 		return nil, nil, false
 	}
-	if k.state.Load() == stateStopped {
-		// The stop's Break may have woken the M that polled before this
-		// one: it would not wake this one. The stop stored the state
-		// before it broke, and that poller returned before this M could
-		// become the poller, so the state says stopped here.
-		k.lastpoll.Store(xsync.Nanotime())
+	if k.state.Load() != stateRunning {
+		// No blocking poll once Shutdown or Close began: a drain must see
+		// every task the poller woke, which a blocked poller would hold,
+		// and the stop's one Break may have gone to the M that polled
+		// before this one. (The state was stored before that Break, and
+		// that poller returned before this M could become the poller, so
+		// the state tells here.)
+		k.lock.Lock()
+		k.lastpoll.Store(nanotime())
+		k.checkDrainedLocked()
+		k.lock.Unlock()
 		return nil, nil, true
 	}
 	ws := np.Poll(-1, mp.pollBuf[:0])
-	k.lastpoll.Store(xsync.Nanotime())
 	gs := netpollToRun(ws, mp.pollG[:0])
 	clear(ws)
 	mp.pollBuf = ws[:0]
@@ -213,9 +218,13 @@ func (k *Kernel) pollBlocking(mp *m) (gp *g, pp *p, polled bool) {
 		mp.pollG = gs[:0]
 	}()
 	k.lock.Lock()
+	// Out of the poller only now, under the lock, with what it woke
+	// queued below: a drain never finds the poller gone and its tasks
+	// nowhere.
+	k.lastpoll.Store(nanotime())
 	if k.state.Load() == stateStopped {
 		for _, gp := range gs {
-			k.dropLocked(gp)
+			k.dropLocked(gp) // Close: the queued tasks are dropped
 		}
 		k.lock.Unlock()
 		return nil, nil, true
@@ -223,6 +232,9 @@ func (k *Kernel) pollBlocking(mp *m) (gp *g, pp *p, polled bool) {
 	pp = k.pidleget()
 	if pp == nil {
 		k.globrunqputbatchLocked(gs)
+		if len(gs) == 0 {
+			k.checkDrainedLocked()
+		}
 		k.lock.Unlock()
 		k.injectglist(nil, gs)
 		return nil, nil, true
@@ -245,23 +257,28 @@ func (k *Kernel) pollFromMonitor(now int64) bool {
 	if np == nil || np.Waiters() == 0 {
 		return false
 	}
+	// Take the poller as a blocking poller does (lastpoll zero), so
+	// that a drain waits for what this poll wakes.
 	last := k.lastpoll.Load()
-	if last == 0 || now-last < int64(pollMaxGap) || !k.lastpoll.Cas(last, now) {
+	if last == 0 || now-last < int64(pollMaxGap) || !k.lastpoll.Cas(last, 0) {
 		return false
 	}
 	ws := np.Poll(0, k.mon.pollBuf[:0])
 	gs := netpollToRun(ws, k.mon.pollG[:0])
 	clear(ws)
 	k.mon.pollBuf = ws[:0]
-	if len(gs) == 0 {
-		return false
-	}
 	k.pollWakes.Add(uint64(len(gs)))
 	k.lock.Lock()
 	k.globrunqputbatchLocked(gs)
+	k.lastpoll.Store(nanotime())
+	k.checkDrainedLocked()
 	k.lock.Unlock()
 	k.injectglist(nil, gs)
 	clear(gs)
 	k.mon.pollG = gs[:0]
-	return true
+	return len(gs) > 0
 }
+
+// nanotime is xsync.Nanotime, never 0: lastpoll's 0 means an M is in the
+// poller.
+func nanotime() int64 { return max(xsync.Nanotime(), 1) }

@@ -239,6 +239,18 @@ top:
 	}
 	if gp := pp.resume; gp != nil {
 		pp.resume = nil
+		if pp.preempt.Load() != 0 {
+			// A chain of failed commits (a task that waits on a slot
+			// that is always ready, or parks and is woken at once) has
+			// held the P for a time slice: to the global tail with it,
+			// as with a runnext chain below.
+			pp.preempt.Store(0)
+			k.lock.Lock()
+			k.globrunqputLocked(gp)
+			k.lock.Unlock()
+			k.wakep()
+			goto top
+		}
 		return gp, true
 	}
 

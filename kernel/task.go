@@ -103,8 +103,8 @@ func (c *Ctx) GoBatch(fns ...func(*Ctx)) {
 // same run.
 func (c *Ctx) Yield() {
 	c.running("Yield")
-	if c.g.parking {
-		panic("kernel: Ctx.Yield after Ctx.Park in the same run")
+	if c.g.parking || c.g.io.d != nil {
+		panic("kernel: Ctx.Yield after Ctx.Park, Ctx.WaitRead or Ctx.WaitWrite in the same run")
 	}
 	c.g.yield = true
 }
@@ -115,13 +115,13 @@ func (c *Ctx) Yield() {
 // function has returned, so a Wake that comes earlier, even before Park
 // itself returns, is not lost: the task then runs again at once, inheriting
 // its time slice (a failed gopark commit). Park panics when called twice in
-// one run or after [Ctx.Yield].
+// one run or after [Ctx.Yield], [Ctx.WaitRead] or [Ctx.WaitWrite].
 //
 // A task keeps one Waker for its whole life: every Park re-arms it.
 func (c *Ctx) Park() *Waker {
 	c.running("Park")
 	gp := c.g
-	if gp.parking || gp.yield {
+	if gp.parking || gp.yield || gp.io.d != nil {
 		panic("kernel: Ctx.Park called twice, or after Ctx.Yield, in one run")
 	}
 	w := gp.waker

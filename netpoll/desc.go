@@ -47,6 +47,10 @@ func (m Mode) String() string {
 // is over.
 type Waiter struct {
 	task any
+	// ioready is set by the notifier that takes the waiter out of its
+	// slot: true for readiness, false for a deadline or a close. The
+	// notifier owns the waiter then; the scheduler's queues publish it.
+	ioready bool
 }
 
 // NewWaiter returns a Waiter for the scheduler's task; [Waiter.Task]
@@ -134,6 +138,11 @@ func (d *Desc) checkErr(mode Mode) error {
 // should try its I/O again), [ErrClosed] or [ErrDeadlineExceeded] when one
 // of those ended it, and [ErrBusy] when another task waits on the slot.
 func (d *Desc) PrepareWait(mode Mode) (wait bool, err error) {
+	// Close and an expired deadline win over a latched edge, as in
+	// poll_runtime_pollWait.
+	if err := d.checkErr(mode); err != nil {
+		return false, err
+	}
 	s := d.slot(mode)
 	for {
 		old := s.state.Load()
@@ -165,6 +174,7 @@ func (d *Desc) CommitWait(mode Mode, w *Waiter) bool {
 	// Counted before the CAS, so that a notifier that takes w out at once
 	// never takes the count below the number of parked waiters.
 	d.p.waiters.Add(1)
+	w.ioready = false
 	if d.slot(mode).state.Cas(pdWait, w) {
 		return true
 	}
@@ -172,20 +182,26 @@ func (d *Desc) CommitWait(mode Mode, w *Waiter) bool {
 	return false
 }
 
-// FinishWait ends a wait whose commit failed or whose waiter was handed
-// back: it clears the slot and returns the outcome, nil when the descriptor
-// became ready, else [ErrClosed] or [ErrDeadlineExceeded]. It returns nil
-// too for a wait ended by a deadline that was then moved: the task tries
-// its I/O again and waits again if it must.
-func (d *Desc) FinishWait(mode Mode) error {
-	old := d.slot(mode).state.Swap(nil)
-	switch old {
-	case pdReady:
-		return nil
-	case nil:
-		return d.checkErr(mode)
+// FinishWait ends a wait whose commit of w failed, or whose waiter w was
+// handed back (w may be nil when only one task ever waits on the slot),
+// and returns its outcome: nil when the descriptor became
+// ready, else [ErrClosed] or [ErrDeadlineExceeded]. It returns nil too for
+// a wait ended by a deadline that was then moved: the task tries its I/O
+// again and waits again if it must.
+//
+// It consumes a latched edge and touches no other state of the slot: once
+// the wait is over, another task may already wait on the slot, and its
+// waiter must stay there. (The runtime clears the slot with a swap; its
+// fdMutex keeps a second reader out until then.)
+func (d *Desc) FinishWait(mode Mode, w *Waiter) error {
+	woken := w != nil && w.ioready
+	if w != nil {
+		w.ioready = false
 	}
-	panic(fmt.Sprintf("netpoll: FinishWait found the %s slot of %v still waiting (corrupted wait slot)", mode, d))
+	if d.slot(mode).state.Cas(pdReady, nil) || woken {
+		return nil
+	}
+	return d.checkErr(mode)
 }
 
 // CancelWait takes back a wait that [Desc.PrepareWait] armed and nobody
@@ -215,6 +231,7 @@ func (d *Desc) unblock(mode Mode, ioready bool) *Waiter {
 				return nil // the committer's CAS fails and sees the new state
 			}
 			d.p.waiters.Add(-1)
+			old.ioready = ioready
 			return old
 		}
 	}

@@ -40,7 +40,7 @@ func Example() {
 				}
 			}
 		}
-		return d.FinishWait(mode)
+		return d.FinishWait(mode, nil)
 	}
 
 	ln, err := netpoll.Listen(p, "tcp", "127.0.0.1:0")

@@ -132,7 +132,7 @@ func (tp *testPoller) wait(d *netpoll.Desc, mode netpoll.Mode) error {
 	if d.CommitWait(mode, w) {
 		tp.awaitWaiter(w)
 	}
-	return d.FinishWait(mode)
+	return d.FinishWait(mode, nil)
 }
 
 // listen listens on a free loopback port.
@@ -357,7 +357,7 @@ func (l *loop) run() {
 					l.parked++
 					continue
 				}
-				tk.waitErr = n.d.FinishWait(n.mode)
+				tk.waitErr = n.d.FinishWait(n.mode, nil)
 				l.runq = append(l.runq, tk)
 			}
 		}
@@ -368,7 +368,7 @@ func (l *loop) run() {
 		for _, w := range l.tp.pollOnce(delay) {
 			tk := w.Task().(*loopTask)
 			l.parked--
-			tk.waitErr = tk.waiting.d.FinishWait(tk.waiting.mode)
+			tk.waitErr = tk.waiting.d.FinishWait(tk.waiting.mode, nil)
 			l.runq = append(l.runq, tk)
 		}
 	}

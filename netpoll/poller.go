@@ -20,6 +20,7 @@ const MaxEvents = 128
 // runtime does.
 type Poller struct {
 	epfd, evfd int // -1 without a backend (a test's poller)
+	wf         waitFile
 	ready      func(*Waiter)
 
 	// A modelled sleep of a blocking wait (explorer build only).
@@ -35,11 +36,14 @@ type Poller struct {
 	free  []uint32
 	seq   uint32
 
-	tmu    xsync.Mutex // the timers and sleepUntil
+	drain [8]byte // the eventfd's count, drained under mu
+
+	tmu    xsync.Mutex // the timers, sleepUntil and evbufs
 	timers timerHeap
 	// sleepUntil is when the Poll blocked now will return at the latest
 	// (math.MaxInt64 for no limit), or 0 when no Poll blocks.
 	sleepUntil int64
+	evbufs     []*eventBuf
 }
 
 // Waiters returns the number of tasks parked on the Poller's slots (the

@@ -38,7 +38,12 @@ func New(ready func(*Waiter)) (*Poller, error) {
 		unix.Close(epfd)
 		return nil, os.NewSyscallError("epoll_ctl", err)
 	}
-	return &Poller{epfd: epfd, evfd: evfd, ready: ready}, nil
+	p := &Poller{epfd: epfd, evfd: evfd, ready: ready}
+	if err := p.initWait(); err != nil {
+		unix.Close(evfd)
+		return nil, err
+	}
+	return p, nil
 }
 
 // Register adds fd to the epoll instance, edge-triggered for
@@ -118,26 +123,32 @@ func (p *Poller) Poll(delay time.Duration, list []*Waiter) []*Waiter {
 	default:
 		ms = 1e9
 	}
-	var events [MaxEvents]unix.EpollEvent
+	events := p.getEvents()
+	defer p.putEvents(events)
 	n, err := p.wait(events[:], ms)
 	if ms != 0 {
 		p.sleepEnd()
 	}
 	if err != nil {
-		if err != unix.EINTR && p.closed.Load() == 0 {
+		if err != unix.EINTR && err != unix.EBADF && p.closed.Load() == 0 {
 			panic(fmt.Sprintf("netpoll: epoll_wait on fd %d failed: %v", p.epfd, err))
 		}
 		return p.runTimers(xsync.Nanotime(), list)
 	}
 	p.mu.Lock()
+	if p.closed.Load() != 0 {
+		// Closed while this Poll waited: the descriptors' numbers may
+		// belong to other files now.
+		p.mu.Unlock()
+		return list
+	}
 	for i := range n {
 		ev := &events[i]
 		if ev.Fd == -1 {
 			// A Break. Only a Poll that may block drains it; one that
 			// does not leaves it for the blocked one (netpollBreak).
 			if ms != 0 {
-				var buf [8]byte
-				_, _ = unix.Read(p.evfd, buf[:])
+				_, _ = unix.Read(p.evfd, p.drain[:])
 				p.wakeSig.Store(0)
 			}
 			continue
@@ -164,6 +175,32 @@ func (p *Poller) Poll(delay time.Duration, list []*Waiter) []*Waiter {
 	return list
 }
 
+// eventBuf holds the events of one Poll.
+type eventBuf = [MaxEvents]unix.EpollEvent
+
+// breakOne is the eventfd increment of a Break; it is only ever read.
+var breakOne = [8]byte{1}
+
+// getEvents returns a buffer for one Poll's events: Polls may run
+// concurrently, and a buffer on the stack would escape to the heap
+// through the system call.
+func (p *Poller) getEvents() *eventBuf {
+	p.tmu.Lock()
+	defer p.tmu.Unlock()
+	if n := len(p.evbufs); n > 0 {
+		b := p.evbufs[n-1]
+		p.evbufs = p.evbufs[:n-1]
+		return b
+	}
+	return new(eventBuf)
+}
+
+func (p *Poller) putEvents(b *eventBuf) {
+	p.tmu.Lock()
+	p.evbufs = append(p.evbufs, b)
+	p.tmu.Unlock()
+}
+
 // Break makes a blocked [Poller.Poll] return (the runtime's
 // netpollBreak). While one break is pending, others do nothing.
 func (p *Poller) Break() {
@@ -177,9 +214,8 @@ func (p *Poller) Break() {
 	if p.closed.Load() != 0 {
 		return
 	}
-	one := [8]byte{1}
 	for {
-		_, err := unix.Write(p.evfd, one[:])
+		_, err := unix.Write(p.evfd, breakOne[:])
 		if err == nil || err == unix.EAGAIN || err == unix.EBADF {
 			p.breakHook()
 			return
@@ -200,7 +236,7 @@ func (p *Poller) Close() error {
 	if !p.closed.Cas(0, 1) {
 		return ErrClosed
 	}
-	err := unix.Close(p.epfd)
+	err := p.closeWait()
 	if err2 := unix.Close(p.evfd); err == nil {
 		err = err2
 	}

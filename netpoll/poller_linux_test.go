@@ -88,8 +88,8 @@ func TestCloseWhileWaitingHandsTheWaitersToReadyAndFinishWaitSaysErrClosed(t *te
 				t.Fatalf("the ready function got %d waiters; want the read and the write waiter", len(got))
 			}
 			for _, mode := range []netpoll.Mode{netpoll.Read, netpoll.Write} {
-				if err := d.FinishWait(mode); err != netpoll.ErrClosed {
-					t.Errorf("FinishWait(%v) after %s: %v; want ErrClosed", mode, how, err)
+				if err := d.FinishWait(mode, nil); err != netpoll.ErrClosed {
+					t.Errorf("FinishWait(%v, nil) after %s: %v; want ErrClosed", mode, how, err)
 				}
 				if _, err := d.PrepareWait(mode); err != netpoll.ErrClosed {
 					t.Errorf("PrepareWait(%v) after %s: %v; want ErrClosed", mode, how, err)
@@ -134,7 +134,7 @@ func TestDeadlineEndsTheWaitWithDeadlineExceeded(t *testing.T) {
 			if el := time.Since(start); el < 20*time.Millisecond {
 				t.Errorf("the 20ms deadline fired after %v", el)
 			}
-			if err := d.FinishWait(mode); !errors.Is(err, os.ErrDeadlineExceeded) {
+			if err := d.FinishWait(mode, nil); !errors.Is(err, os.ErrDeadlineExceeded) {
 				t.Fatalf("FinishWait: %v; want os.ErrDeadlineExceeded", err)
 			}
 			if n := tp.Waiters(); n != 0 {
@@ -185,7 +185,7 @@ func TestDeadlineMovedLaterDoesNotFireAtTheOldTime(t *testing.T) {
 	if got := tp.readied(); !sameWaiters(got, w) {
 		t.Fatalf("the ready function got %d waiters; want the parked one", len(got))
 	}
-	if err := d.FinishWait(netpoll.Read); !errors.Is(err, os.ErrDeadlineExceeded) {
+	if err := d.FinishWait(netpoll.Read, nil); !errors.Is(err, os.ErrDeadlineExceeded) {
 		t.Fatalf("FinishWait: %v; want os.ErrDeadlineExceeded", err)
 	}
 }
@@ -203,7 +203,7 @@ func TestDeadlineInThePastWakesTheWaiterAtOnce(t *testing.T) {
 	if got := tp.readied(); !sameWaiters(got, w) {
 		t.Fatalf("the ready function got %d waiters; want the parked one", len(got))
 	}
-	if err := d.FinishWait(netpoll.Read); !errors.Is(err, os.ErrDeadlineExceeded) {
+	if err := d.FinishWait(netpoll.Read, nil); !errors.Is(err, os.ErrDeadlineExceeded) {
 		t.Fatalf("FinishWait: %v; want os.ErrDeadlineExceeded", err)
 	}
 	if n := tp.Waiters(); n != 0 {
@@ -268,7 +268,7 @@ func TestDeadlineSetDuringABlockingPollEndsIt(t *testing.T) {
 		<-result
 		t.Fatalf("hang guard: a Poll(-1) that blocked before the deadline was set slept past it")
 	}
-	if err := d.FinishWait(netpoll.Read); !errors.Is(err, os.ErrDeadlineExceeded) {
+	if err := d.FinishWait(netpoll.Read, nil); !errors.Is(err, os.ErrDeadlineExceeded) {
 		t.Fatalf("FinishWait: %v; want os.ErrDeadlineExceeded", err)
 	}
 }
@@ -285,7 +285,7 @@ func TestReusedFdWakesOnlyTheNewDescsWaiter(t *testing.T) {
 	if got := tp.readied(); !sameWaiters(got, oldW) {
 		t.Fatalf("Close handed %d waiters to the ready function; want the old one", len(got))
 	}
-	if err := oldDesc.FinishWait(netpoll.Read); err != netpoll.ErrClosed {
+	if err := oldDesc.FinishWait(netpoll.Read, nil); err != netpoll.ErrClosed {
 		t.Fatalf("FinishWait on the closed Desc: %v; want ErrClosed", err)
 	}
 
@@ -321,7 +321,7 @@ func TestReusedFdWakesOnlyTheNewDescsWaiter(t *testing.T) {
 		t.Fatal(err)
 	}
 	tp.awaitWaiter(w) // fails on any other waiter
-	if err := client.Desc().FinishWait(netpoll.Read); err != nil {
+	if err := client.Desc().FinishWait(netpoll.Read, nil); err != nil {
 		t.Fatalf("FinishWait: %v", err)
 	}
 	b := make([]byte, 8)
@@ -397,7 +397,7 @@ func TestPollSurvivesEINTRWithoutLosingTheEvent(t *testing.T) {
 		t.Fatalf("hang guard: the readiness after %d signals never came back from Poll", signals)
 	}
 	t.Logf("Poll(-1) returned early %d times for %d signals, then with the waiter", interrupted, signals)
-	if err := server.Desc().FinishWait(netpoll.Read); err != nil {
+	if err := server.Desc().FinishWait(netpoll.Read, nil); err != nil {
 		t.Fatalf("FinishWait: %v", err)
 	}
 }
@@ -507,7 +507,7 @@ func TestSecondPrepareWaitOnAWaitingSlotIsErrBusy(t *testing.T) {
 		t.Fatal(err)
 	}
 	tp.awaitWaiter(w)
-	if err := d.FinishWait(netpoll.Read); err != nil {
+	if err := d.FinishWait(netpoll.Read, nil); err != nil {
 		t.Fatalf("FinishWait: %v", err)
 	}
 }

@@ -10,6 +10,10 @@ import (
 
 var errNoBackend = fmt.Errorf("netpoll: no poller backend for %s (only Linux's epoll so far): %w", runtime.GOOS, ErrUnsupported)
 
+type waitFile struct{}
+
+type eventBuf struct{}
+
 // New returns an error wrapping [ErrUnsupported]: this system has no
 // poller backend yet.
 func New(ready func(*Waiter)) (*Poller, error) { return nil, errNoBackend }

@@ -50,7 +50,7 @@ func (t *waiter) wait(d *Desc, mode Mode) {
 		t.parked = true
 		return
 	}
-	t.ended, t.outcome = true, d.FinishWait(mode)
+	t.ended, t.outcome = true, d.FinishWait(mode, t.w)
 }
 
 // notified counts the wakes a notifier returned, asserting that each is
@@ -68,7 +68,7 @@ func notified(t *waiter, w *Waiter, wakes *xsync.Int32) {
 func checkEnd(d *Desc, t *waiter, wakes int32) {
 	if t.parked {
 		explore.Assertf(wakes == 1, "the task parked and was woken %d times, want exactly once", wakes)
-		t.outcome = d.FinishWait(Read)
+		t.outcome = d.FinishWait(Read, t.w)
 	} else {
 		explore.Assertf(wakes == 0, "the task did not park but was woken %d times", wakes)
 	}

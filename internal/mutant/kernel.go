@@ -94,14 +94,14 @@ var MonitorSleepsAfterStop = Mutant{
 
 // The seeded bugs of the kernel's netpoll integration.
 var (
-	// StopBreakLost lets an M become the blocking poller after the kernel
-	// stopped: the stop's one Break may have gone to the poller before it,
+	// StopBreakLost lets an M become the blocking poller after Shutdown or
+	// Close began: their one Break may have gone to the poller before it,
 	// and nothing breaks this one, so Shutdown waits for it forever.
 	StopBreakLost = Mutant{
 		Name: "stop-break-lost",
 		File: "kernel/netpoll.go",
-		Old:  "\tif k.state.Load() == stateStopped {\n\t\t// The stop's Break",
-		New:  "\tif false { // mutant: the stop is not rechecked\n\t\t// The stop's Break",
+		Old:  "\tif k.state.Load() != stateRunning {\n\t\t// No blocking poll once",
+		New:  "\tif false { // mutant: the stop is not rechecked\n\t\t// No blocking poll once",
 	}
 	// NoBlockingPoller never blocks in the poller when an M goes idle:
 	// with every P idle nobody polls, and readiness is never seen.
