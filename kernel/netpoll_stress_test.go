@@ -704,7 +704,6 @@ func TestShutdownNeverDropsATaskThePollerWoke(t *testing.T) {
 	}
 }
 
-
 // A wait that ends before its commit (an expired deadline, a close, a
 // latched edge) runs the task again at once from the P's resume slot,
 // inheriting the time slice. A task that waits again every run (here it
