@@ -180,9 +180,21 @@
 //     runs, rather than in per-P timer heaps: the kernel has no other
 //     timers. A blocked poll never sleeps past the earliest one, and
 //     setting an earlier one breaks it (wakeNetPoller).
-//   - A blocking poller that finds the kernel stopped right after it was
-//     elected does not block: the stop's single break may have gone to
-//     the poller before it. The runtime never stops.
+//   - No M blocks in the poller once Shutdown or Close began, and
+//     Shutdown breaks the poller: the stop's single break may have gone to
+//     the poller before, and a drain must see every task the poller woke.
+//     The kernel counts as drained only while no M is in the poller, and a
+//     poller queues what it woke before it leaves. The runtime never stops.
+//   - The blocking poll waits for the epoll descriptor's readability in
+//     the Go runtime's own netpoller (the descriptor as an os.File), and
+//     then collects the events without blocking: a goroutine blocked in
+//     epoll_wait would hold its thread and its Go P until the Go runtime's
+//     sysmon took it, and readiness caused by a goroutine of the same
+//     process often reaches the poller with no thread wakeup this way.
+//   - A task whose wait or park commits fail again and again (a slot that
+//     is always ready) comes back through the P's resume slot; the monitor's
+//     10 ms preemption flag sends it to the global queue, as it does a
+//     runnext chain.
 //   - The poller's waiter count rises before the commit's CAS and falls
 //     back if the CAS fails, so it never drops below the number of parked
 //     tasks; the runtime applies the decrement after queueing the tasks.

@@ -14,8 +14,14 @@
 //   - a *[Waiter]: the task parked on it.
 //
 // The scheduler's side ([Desc.PrepareWait], [Desc.CommitWait],
-// [Desc.FinishWait]) is netpollblock split at gopark: PrepareWait consumes a
-// latched edge or moves nil to wait and then checks for close and deadline;
+// [Desc.FinishWait]) is netpollblock split at gopark, with one difference:
+// the runtime's woken goroutine clears its slot with a swap, which is safe
+// because its fdMutex keeps a second reader out; here another task may
+// wait on the slot as soon as a wait ended, so FinishWait only consumes a
+// latched edge, and the notifier records in the [Waiter] how the wait
+// ended. As in the runtime, PrepareWait checks for close and an expired
+// deadline, consumes a latched edge or moves nil to wait, and then checks
+// for close and deadline again;
 // the scheduler commits the park later, after the task's function has
 // returned, by a CAS from wait to the waiter. If readiness, a deadline or
 // Close changed the slot in between, the CAS fails and the task runs again
