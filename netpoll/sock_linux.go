@@ -287,7 +287,7 @@ func (c *Conn) Write(b []byte) (int, error) {
 		if len(chunk) > maxRW {
 			chunk = chunk[:maxRW]
 		}
-		m, err := unix.SendmsgN(c.s.fd, chunk, nil, nil, unix.MSG_NOSIGNAL)
+		m, err := unix.Write(c.s.fd, chunk)
 		switch err {
 		case nil:
 			if m == 0 {
