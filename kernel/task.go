@@ -122,7 +122,7 @@ func (c *Ctx) Park() *Waker {
 	c.running("Park")
 	gp := c.g
 	if gp.parking || gp.yield || gp.io.d != nil {
-		panic("kernel: Ctx.Park called twice, or after Ctx.Yield, in one run")
+		panic("kernel: Ctx.Park called twice, or after Ctx.Yield, Ctx.WaitRead or Ctx.WaitWrite, in one run")
 	}
 	w := gp.waker
 	if w == nil {
