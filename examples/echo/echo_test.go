@@ -2,66 +2,27 @@ package echo_test
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"net"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/vsched/vsched/examples/echo"
-	"github.com/vsched/vsched/kernel"
+	"github.com/vsched/vsched/examples/internal/serve/servetest"
 )
-
-// hangTimeout turns a hang into a failure; no test waits for it otherwise.
-const hangTimeout = time.Minute
 
 // servers starts both implementations on loopback and closes them when
 // the test ends.
 func servers(t *testing.T) map[string]*echo.Server {
 	t.Helper()
-	k, err := kernel.New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ks, err := echo.ServeKernel(k, "127.0.0.1:0")
-	if err != nil {
-		k.Close()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := ks.Close(); err != nil {
-			t.Errorf("kernel server Close: %v", err)
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), hangTimeout)
-		defer cancel()
-		if err := k.Shutdown(ctx); err != nil {
-			t.Errorf("kernel Shutdown: %v", err)
-		}
-	})
-	ns, err := echo.ServeNet("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := ns.Close(); err != nil {
-			t.Errorf("net server Close: %v", err)
-		}
-	})
-	return map[string]*echo.Server{"kernel": ks, "net": ns}
+	return servetest.Servers(t, echo.ServeKernel, echo.ServeNet)
 }
 
 func dial(t *testing.T, addr net.Addr) *net.TCPConn {
 	t.Helper()
-	conn, err := net.Dial("tcp", addr.String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	conn.SetDeadline(time.Now().Add(hangTimeout))
-	return conn.(*net.TCPConn)
+	return servetest.Dial(t, addr)
 }
 
 // Several clients at once send messages from one byte to a megabyte, the

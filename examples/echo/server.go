@@ -1,9 +1,9 @@
 package echo
 
 import (
-	"errors"
 	"net"
-	"sync"
+
+	"github.com/vsched/vsched/examples/internal/serve"
 )
 
 // bufSize is the buffer of a connection: the most one read takes.
@@ -11,108 +11,42 @@ const bufSize = 16 << 10
 
 // Server is a running echo server, made by [ServeKernel] or [ServeNet].
 type Server struct {
-	addr net.Addr
-	stop func() error
-	once sync.Once
-	err  error
+	srv *serve.Server
 }
 
 // Addr returns the address the server listens on: with port 0 in the
 // address given to Serve*, the port the system chose.
-func (s *Server) Addr() net.Addr { return s.addr }
+func (s *Server) Addr() net.Addr { return s.srv.Addr() }
 
 // Close stops accepting, closes every connection, and returns when every
 // handler has returned. It returns the error that stopped the accept loop
 // early, if one did. Calling it again returns the same error. A server on a
 // kernel must be closed before the kernel shuts down: its handlers are
 // tasks, and Close waits for them.
-func (s *Server) Close() error {
-	s.once.Do(func() { s.err = s.stop() })
-	return s.err
-}
+func (s *Server) Close() error { return s.srv.Close() }
 
 // ServeNet serves echo on addr ("host:port", TCP) with the net package: an
 // accept goroutine and a goroutine per connection.
 func ServeNet(addr string) (*Server, error) {
-	ln, err := net.Listen("tcp", addr)
+	srv, err := serve.Net(addr, newSession)
 	if err != nil {
 		return nil, err
 	}
-	s := &netServer{ln: ln, conns: make(map[net.Conn]struct{})}
-	s.wg.Add(1)
-	go s.acceptLoop()
-	return &Server{addr: ln.Addr(), stop: s.close}, nil
+	return &Server{srv: srv}, nil
 }
 
-// netServer is ServeNet's state. mu guards conns and closing; wg counts the
-// accept goroutine and the connection goroutines.
-type netServer struct {
-	ln        net.Listener
-	acceptErr error // written by the accept goroutine, read after wg.Wait
-
-	mu      sync.Mutex
-	conns   map[net.Conn]struct{}
-	closing bool
-	wg      sync.WaitGroup
+// A session is the echo protocol of one connection, for serve: what it
+// read is its output. The server reads nothing more while output is
+// pending, so the output is always a tail of the one buffer.
+type session struct {
+	buf []byte
+	out []byte // read, not yet written back: a tail of buf
 }
 
-func (s *netServer) acceptLoop() {
-	defer s.wg.Done()
-	// Ends when Accept fails: after close, or on an error that stops the
-	// server.
-	for {
-		conn, err := s.ln.Accept()
-		if err != nil {
-			if !errors.Is(err, net.ErrClosed) {
-				s.acceptErr = err
-			}
-			return
-		}
-		s.mu.Lock()
-		if s.closing {
-			s.mu.Unlock()
-			conn.Close()
-			return
-		}
-		s.conns[conn] = struct{}{}
-		s.wg.Add(1)
-		s.mu.Unlock()
-		go s.serve(conn)
-	}
-}
+func newSession() serve.Session { return &session{buf: make([]byte, bufSize)} }
 
-// serve echoes one connection until the client closes it or an error.
-func (s *netServer) serve(conn net.Conn) {
-	defer func() {
-		s.mu.Lock()
-		delete(s.conns, conn)
-		s.mu.Unlock()
-		conn.Close()
-		s.wg.Done()
-	}()
-	buf := make([]byte, bufSize)
-	// Ends at EOF or an error.
-	for {
-		n, err := conn.Read(buf)
-		if n > 0 {
-			if _, werr := conn.Write(buf[:n]); werr != nil {
-				return
-			}
-		}
-		if err != nil {
-			return
-		}
-	}
-}
-
-func (s *netServer) close() error {
-	s.mu.Lock()
-	s.closing = true
-	s.ln.Close()
-	for conn := range s.conns {
-		conn.Close()
-	}
-	s.mu.Unlock()
-	s.wg.Wait()
-	return s.acceptErr
-}
+func (s *session) ReadBuf() []byte { return s.buf }
+func (s *session) Received(n int)  { s.out = s.buf[:n] }
+func (s *session) Pending() []byte { return s.out }
+func (s *session) Wrote(n int)     { s.out = s.out[n:] }
+func (s *session) Closing() bool   { return false }

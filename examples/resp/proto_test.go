@@ -107,7 +107,7 @@ func TestSessionAnswersAPipelineHoweverItIsSplit(t *testing.T) {
 		ss := newSession(NewStore())
 		feed(ss, in[:split])
 		feed(ss, in[split:])
-		if got := string(ss.pending()); got != want.String() {
+		if got := string(ss.Pending()); got != want.String() {
 			t.Fatalf("split at %d: replies\n%q\nwant\n%q", split, got, want.String())
 		}
 		if len(ss.in) != 0 || ss.closing {
@@ -125,7 +125,7 @@ func TestSessionGrowsItsBufferForALargeCommand(t *testing.T) {
 	for i := 0; i < len(in); i += 1000 {
 		feed(ss, in[i:min(i+1000, len(in))])
 	}
-	if got, want := string(ss.pending()), "+OK\r\n"+bulk(v); got != want {
+	if got, want := string(ss.Pending()), "+OK\r\n"+bulk(v); got != want {
 		t.Fatalf("replies of %d bytes, want %d", len(got), len(want))
 	}
 }
@@ -133,7 +133,7 @@ func TestSessionGrowsItsBufferForALargeCommand(t *testing.T) {
 func TestSessionAnswersAProtocolErrorThenCloses(t *testing.T) {
 	ss := newSession(NewStore())
 	feed(ss, "PING\r\n*1\r\n:3\r\nPING\r\n")
-	if got, want := string(ss.pending()), "+PONG\r\n-ERR Protocol error: expected '$', got ':'\r\n"; got != want || !ss.closing {
+	if got, want := string(ss.Pending()), "+PONG\r\n-ERR Protocol error: expected '$', got ':'\r\n"; got != want || !ss.closing {
 		t.Fatalf("replies %q, closing %v; want %q, closing", got, ss.closing, want)
 	}
 }
@@ -166,8 +166,8 @@ func TestExecRepliesAsRedisDoes(t *testing.T) {
 func feed(ss *session, in string) {
 	// Bounded: each read takes at least readSize/2 bytes.
 	for len(in) > 0 {
-		n := copy(ss.readBuf(), in)
-		ss.received(n)
+		n := copy(ss.ReadBuf(), in)
+		ss.Received(n)
 		in = in[n:]
 	}
 }

@@ -2,7 +2,6 @@ package resp_test
 
 import (
 	"bufio"
-	"context"
 	"fmt"
 	"io"
 	"net"
@@ -10,48 +9,16 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
+	"github.com/vsched/vsched/examples/internal/serve/servetest"
 	"github.com/vsched/vsched/examples/resp"
-	"github.com/vsched/vsched/kernel"
 )
-
-// hangTimeout turns a hang into a failure; no test waits for it otherwise.
-const hangTimeout = time.Minute
 
 // servers starts both implementations on loopback and closes them when
 // the test ends.
 func servers(t *testing.T) map[string]*resp.Server {
 	t.Helper()
-	k, err := kernel.New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ks, err := resp.ServeKernel(k, "127.0.0.1:0")
-	if err != nil {
-		k.Close()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := ks.Close(); err != nil {
-			t.Errorf("kernel server Close: %v", err)
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), hangTimeout)
-		defer cancel()
-		if err := k.Shutdown(ctx); err != nil {
-			t.Errorf("kernel Shutdown: %v", err)
-		}
-	})
-	ns, err := resp.ServeNet("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := ns.Close(); err != nil {
-			t.Errorf("net server Close: %v", err)
-		}
-	})
-	return map[string]*resp.Server{"kernel": ks, "net": ns}
+	return servetest.Servers(t, resp.ServeKernel, resp.ServeNet)
 }
 
 // A client is a minimal RESP client: it sends arrays of bulk strings and
@@ -64,12 +31,7 @@ type client struct {
 
 func dial(t *testing.T, addr net.Addr) *client {
 	t.Helper()
-	conn, err := net.Dial("tcp", addr.String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	conn.SetDeadline(time.Now().Add(hangTimeout))
+	conn := servetest.Dial(t, addr)
 	return &client{conn: conn, r: bufio.NewReader(conn)}
 }
 

@@ -1,23 +1,20 @@
 package resp
 
 import (
-	"errors"
 	"net"
-	"sync"
+
+	"github.com/vsched/vsched/examples/internal/serve"
 )
 
 // Server is a running RESP server, made by [ServeKernel] or [ServeNet].
 type Server struct {
-	addr  net.Addr
+	srv   *serve.Server
 	store *Store
-	stop  func() error
-	once  sync.Once
-	err   error
 }
 
 // Addr returns the address the server listens on: with port 0 in the
 // address given to Serve*, the port the system chose.
-func (s *Server) Addr() net.Addr { return s.addr }
+func (s *Server) Addr() net.Addr { return s.srv.Addr() }
 
 // Store returns the server's keyspace.
 func (s *Server) Store() *Store { return s.store }
@@ -27,99 +24,16 @@ func (s *Server) Store() *Store { return s.store }
 // early, if one did. Calling it again returns the same error. A server on a
 // kernel must be closed before the kernel shuts down: its handlers are
 // tasks, and Close waits for them.
-func (s *Server) Close() error {
-	s.once.Do(func() { s.err = s.stop() })
-	return s.err
-}
+func (s *Server) Close() error { return s.srv.Close() }
 
 // ServeNet serves RESP on addr ("host:port", TCP) with the net package: an
 // accept goroutine and a goroutine per connection, each reading, running
 // the commands of what it read, and writing their replies with one write.
 func ServeNet(addr string) (*Server, error) {
-	ln, err := net.Listen("tcp", addr)
+	store := NewStore()
+	srv, err := serve.Net(addr, func() serve.Session { return newSession(store) })
 	if err != nil {
 		return nil, err
 	}
-	s := &netServer{ln: ln, store: NewStore(), conns: make(map[net.Conn]struct{})}
-	s.wg.Add(1)
-	go s.acceptLoop()
-	return &Server{addr: ln.Addr(), store: s.store, stop: s.close}, nil
-}
-
-// netServer is ServeNet's state. mu guards conns and closing; wg counts the
-// accept goroutine and the connection goroutines.
-type netServer struct {
-	ln        net.Listener
-	store     *Store
-	acceptErr error // written by the accept goroutine, read after wg.Wait
-
-	mu      sync.Mutex
-	conns   map[net.Conn]struct{}
-	closing bool
-	wg      sync.WaitGroup
-}
-
-func (s *netServer) acceptLoop() {
-	defer s.wg.Done()
-	// Ends when Accept fails: after close, or on an error that stops the
-	// server.
-	for {
-		conn, err := s.ln.Accept()
-		if err != nil {
-			if !errors.Is(err, net.ErrClosed) {
-				s.acceptErr = err
-			}
-			return
-		}
-		s.mu.Lock()
-		if s.closing {
-			s.mu.Unlock()
-			conn.Close()
-			return
-		}
-		s.conns[conn] = struct{}{}
-		s.wg.Add(1)
-		s.mu.Unlock()
-		go s.serve(conn)
-	}
-}
-
-// serve runs one connection until the client closes it, an I/O error, or
-// a protocol error (whose reply is written first).
-func (s *netServer) serve(conn net.Conn) {
-	defer func() {
-		s.mu.Lock()
-		delete(s.conns, conn)
-		s.mu.Unlock()
-		conn.Close()
-		s.wg.Done()
-	}()
-	ss := newSession(s.store)
-	// Ends at EOF, an error, or a protocol error.
-	for !ss.closing {
-		n, err := conn.Read(ss.readBuf())
-		if n > 0 {
-			ss.received(n)
-			w, werr := conn.Write(ss.pending())
-			ss.wrote(w)
-			if werr != nil {
-				return
-			}
-		}
-		if err != nil {
-			return
-		}
-	}
-}
-
-func (s *netServer) close() error {
-	s.mu.Lock()
-	s.closing = true
-	s.ln.Close()
-	for conn := range s.conns {
-		conn.Close()
-	}
-	s.mu.Unlock()
-	s.wg.Wait()
-	return s.acceptErr
+	return &Server{srv: srv, store: store}, nil
 }

@@ -13,11 +13,11 @@ const (
 )
 
 // A session is the protocol state of one connection, the same for both
-// servers: the bytes received and not yet parsed, and the replies not yet
+// servers (a serve.Session): the bytes received and not yet parsed, and the replies not yet
 // written. Only the connection's handler uses it.
 //
-// The handler reads into [session.readBuf], reports the bytes with
-// [session.received], which runs every complete command and appends the
+// The handler reads into [session.ReadBuf], reports the bytes with
+// [session.Received], which runs every complete command and appends the
 // replies to out, and writes out. Commands pipelined in one read are
 // answered with one write; a command split across reads waits in in until
 // the rest arrives.
@@ -36,9 +36,9 @@ func newSession(store *Store) *session {
 	return &session{store: store, in: make([]byte, 0, readSize)}
 }
 
-// readBuf returns the free space after the received bytes, at least
+// ReadBuf returns the free space after the received bytes, at least
 // readSize/2 bytes, growing the buffer when a command does not fit.
-func (s *session) readBuf() []byte {
+func (s *session) ReadBuf() []byte {
 	if cap(s.in)-len(s.in) < readSize/2 {
 		grown := make([]byte, len(s.in), 2*cap(s.in))
 		copy(grown, s.in)
@@ -47,10 +47,10 @@ func (s *session) readBuf() []byte {
 	return s.in[len(s.in):cap(s.in)]
 }
 
-// received takes n bytes just read into readBuf, runs every complete
+// Received takes n bytes just read into ReadBuf, runs every complete
 // command in the input and appends the replies to out. After a protocol
 // error it appends the error reply, discards the input and sets closing.
-func (s *session) received(n int) {
+func (s *session) Received(n int) {
 	s.in = s.in[:len(s.in)+n]
 	done := 0
 	// Every command consumes at least one byte, so this ends.
@@ -89,12 +89,16 @@ func (s *session) fail(err error) {
 	s.closing = true
 }
 
-// pending returns the replies not written yet.
-func (s *session) pending() []byte { return s.out[s.sent:] }
+// Closing reports that a protocol error's reply is the last output: the
+// connection is closed once it is written.
+func (s *session) Closing() bool { return s.closing }
 
-// wrote records that the first n bytes of pending were written; once all
+// Pending returns the replies not written yet.
+func (s *session) Pending() []byte { return s.out[s.sent:] }
+
+// Wrote records that the first n bytes of Pending were written; once all
 // is written the output buffer is reused.
-func (s *session) wrote(n int) {
+func (s *session) Wrote(n int) {
 	s.sent += n
 	if s.sent < len(s.out) {
 		return

@@ -1,0 +1,50 @@
+package serve
+
+import (
+	"net"
+	"sync"
+)
+
+// Session is the protocol state of one connection: the bytes read and not
+// yet used, and the output not yet written. [Kernel] and [Net] make one per
+// connection, and only that connection's handler calls its methods.
+//
+// The handler reads into ReadBuf, reports the bytes with Received, writes
+// Pending and reports what went with Wrote. It reads nothing more while
+// output is pending, so a session need not buffer more than one read's
+// output.
+type Session interface {
+	// ReadBuf returns where the next read goes; it is not empty.
+	ReadBuf() []byte
+	// Received takes the n bytes just read into ReadBuf.
+	Received(n int)
+	// Pending returns the output not written yet.
+	Pending() []byte
+	// Wrote records that the first n bytes of Pending were written.
+	Wrote(n int)
+	// Closing reports that the connection is to be closed once Pending is
+	// written (a protocol error, whose reply is the last output).
+	Closing() bool
+}
+
+// Server is a running server, made by [Kernel] or [Net].
+type Server struct {
+	addr net.Addr
+	stop func() error
+	once sync.Once
+	err  error
+}
+
+// Addr returns the address the server listens on: with port 0 in the
+// address given to [Kernel] or [Net], the port the system chose.
+func (s *Server) Addr() net.Addr { return s.addr }
+
+// Close stops accepting, closes every connection, and returns when every
+// handler has returned. It returns the error that stopped the accept loop
+// early, if one did. Calling it again returns the same error. A server on a
+// kernel must be closed before the kernel shuts down: its handlers are
+// tasks, and Close waits for them. Any goroutine may call it.
+func (s *Server) Close() error {
+	s.once.Do(func() { s.err = s.stop() })
+	return s.err
+}
