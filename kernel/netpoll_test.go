@@ -18,18 +18,15 @@ import (
 	"github.com/vsched/vsched/netpoll"
 )
 
-// pipePair returns the two ends of a non-blocking socketpair, the first
-// registered with the kernel's poller.
+// pipePair returns one end of a socketpair registered with the kernel's
+// poller (socketpairDescs), and the other end's descriptor for the test to
+// write to.
 func pipePair(t *testing.T, k *kernel.Kernel) (*netpoll.Desc, int) {
 	t.Helper()
-	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
-	require.NoError(t, err)
-	t.Cleanup(func() { unix.Close(fds[0]); unix.Close(fds[1]) })
 	np, err := k.Poller()
 	require.NoError(t, err)
-	d, err := np.Register(fds[0])
-	require.NoError(t, err)
-	return d, fds[1]
+	d, peer := socketpairDescs(t, np)
+	return d, peer.Fd()
 }
 
 // reader returns a task that reads d until it has want bytes, waiting for
