@@ -67,6 +67,27 @@ func program(threads [][]instr, seen map[string]bool) func() {
 	}
 }
 
+// sameOutcomes fails unless the search with sleep sets reaches exactly the
+// outcomes of the search without them at bound, in no more executions.
+func sameOutcomes(t interface{ Fatalf(string, ...any) }, threads [][]instr, bound int) {
+	full, reduced := map[string]bool{}, map[string]bool{}
+	rf, err := explore.Run(explore.Config{MaxPreemptions: bound, NoReduction: true}, program(threads, full))
+	if err != nil || rf.Failure != nil || !rf.Complete {
+		t.Fatalf("full search: %v %v", err, rf.Failure)
+	}
+	rr, err := explore.Run(explore.Config{MaxPreemptions: bound}, program(threads, reduced))
+	if err != nil || rr.Failure != nil || !rr.Complete {
+		t.Fatalf("reduced search: %v %v", err, rr.Failure)
+	}
+	if !maps.Equal(full, reduced) {
+		t.Fatalf("outcomes differ at bound %d:\nfull (%d executions):    %v\nreduced (%d executions): %v",
+			bound, rf.Executions, slices.Sorted(maps.Keys(full)), rr.Executions, slices.Sorted(maps.Keys(reduced)))
+	}
+	if rr.Executions > rf.Executions {
+		t.Fatalf("the reduced search ran %d executions, more than the full one's %d", rr.Executions, rf.Executions)
+	}
+}
+
 // TestSleepSetsReachEveryOutcomeOfTheFullSearch: at any preemption bound,
 // the search with sleep sets must reach exactly the outcomes the search
 // without them reaches at that bound, on random programs. (A sleep set
@@ -80,23 +101,34 @@ func TestSleepSetsReachEveryOutcomeOfTheFullSearch(t *testing.T) {
 		})
 		threads := rapid.SliceOfN(rapid.SliceOfN(gen, 1, 2), 2, 3).Draw(t, "threads")
 		bound := rapid.SampledFrom([]int{1, 2, explore.Unbounded}).Draw(t, "bound")
-		full, reduced := map[string]bool{}, map[string]bool{}
-		rf, err := explore.Run(explore.Config{MaxPreemptions: bound, NoReduction: true}, program(threads, full))
-		if err != nil || rf.Failure != nil || !rf.Complete {
-			t.Fatalf("full search: %v %v", err, rf.Failure)
-		}
-		rr, err := explore.Run(explore.Config{MaxPreemptions: bound}, program(threads, reduced))
-		if err != nil || rr.Failure != nil || !rr.Complete {
-			t.Fatalf("reduced search: %v %v", err, rr.Failure)
-		}
-		if !maps.Equal(full, reduced) {
-			t.Fatalf("outcomes differ at bound %d:\nfull (%d executions):    %v\nreduced (%d executions): %v",
-				bound, rf.Executions, slices.Sorted(maps.Keys(full)), rr.Executions, slices.Sorted(maps.Keys(reduced)))
-		}
-		if rr.Executions > rf.Executions {
-			t.Fatalf("the reduced search ran %d executions, more than the full one's %d", rr.Executions, rf.Executions)
-		}
+		sameOutcomes(t, threads, bound)
 	})
+}
+
+// TestSleepSetsReachEveryOutcomeOfKnownCounterexamples runs the comparison
+// above on the shortest programs that broke a seeded bug of the reduction,
+// so that each bug is reported on every run, not only when the random
+// programs happen to contain a case for it.
+func TestSleepSetsReachEveryOutcomeOfKnownCounterexamples(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		threads [][]instr
+	}{{
+		// T0 loads what T1 stores: the two orders give different reads.
+		name:    "load-vs-store",
+		threads: [][]instr{{{op: 0, addr: 1}}, {{op: 1, addr: 1, val: 1}}},
+	}, {
+		// Three threads on one cell at bound 1: some orders are reachable
+		// only through a choice whose first subtree the bound cut.
+		name:    "load-cas-locked-add",
+		threads: [][]instr{{{op: 0, addr: 0}}, {{op: 2, addr: 0, val: 1}}, {{op: 4, addr: 0, val: 1}}},
+	}} {
+		t.Run(c.name, func(t *testing.T) {
+			for _, bound := range []int{1, 2, explore.Unbounded} {
+				sameOutcomes(t, c.threads, bound)
+			}
+		})
+	}
 }
 
 // TestSleepSetsKeepTheOrdersASpinDecides is the counterexample that showed
