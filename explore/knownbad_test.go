@@ -20,13 +20,13 @@ func TestKnownBadQueuesAreReported(t *testing.T) {
 		t.Skip("builds a mutant per case; skipped in -short")
 	}
 	for _, m := range []mutant.Mutant{
-		mutant.GrabLoadStoreNotCas,
-		mutant.GetStoreNotCas,
-		mutant.TailBeforeSlot,
-		mutant.NoTornReadRetry,
-		mutant.EmptySingleTailRead,
-		mutant.KickedRunNextLost,
-		mutant.StealFloorHalf,
+		mutant.Named("grab-load-store-not-cas"),
+		mutant.Named("get-store-not-cas"),
+		mutant.Named("tail-before-slot"),
+		mutant.Named("no-torn-read-retry"),
+		mutant.Named("empty-single-tail-read"),
+		mutant.Named("kicked-runnext-lost"),
+		mutant.Named("steal-floor-half"),
 	} {
 		t.Run(m.Name, func(t *testing.T) {
 			t.Parallel()
@@ -53,26 +53,11 @@ func TestKnownBadReductionIsReported(t *testing.T) {
 	for _, c := range []struct {
 		m mutant.Mutant
 		v mutant.Verifier
-	}{{mutant.Mutant{
-		// A load and a store of the same address taken as independent.
-		Name: "load-store-independent",
-		File: "internal/explorer/engine.go",
-		Old:  "return a.op == OpLoad && b.op == OpLoad",
-		New:  "return a.op == OpLoad || b.op == OpLoad // mutant: a load commutes with a store",
-	}, byDifferential}, {mutant.Mutant{
-		// A choice whose subtree lost executions to the preemption
-		// bound put into a sleep set.
-		Name: "sleep-set-ignores-bound-cuts",
-		File: "internal/explorer/engine.go",
-		Old:  "(p.sleep | p.explored&^p.cutExplored)",
-		New:  "(p.sleep | p.explored /* mutant: ignores bound cuts */)",
-	}, byDifferential}, {mutant.Mutant{
-		// Sleep sets inherited where a spinning thread is held back.
-		Name: "sleep-set-across-spin",
-		File: "internal/explorer/engine.go",
-		Old:  "!ex.cfg.NoReduction && spinning == 0",
-		New:  "!ex.cfg.NoReduction /* mutant: also across a spin */",
-	}, bySpinCounterexample}} {
+	}{
+		{mutant.Named("load-store-independent"), byDifferential},
+		{mutant.Named("sleep-set-ignores-bound-cuts"), byDifferential},
+		{mutant.Named("sleep-set-across-spin"), bySpinCounterexample},
+	} {
 		t.Run(c.m.Name, func(t *testing.T) {
 			t.Parallel()
 			mutant.Report(t, c.m, c.v)
@@ -99,14 +84,14 @@ func TestKnownBadKernelsAreReported(t *testing.T) {
 		m mutant.Mutant
 		v mutant.Verifier
 	}{
-		{mutant.RecheckBeforeDecrement, all},
-		{mutant.NoTrailingWakep, all},
-		{mutant.ParkCommitsEarly, all},
-		{mutant.NoResetSpinningWakep, all},
-		{mutant.MonitorSleepsAfterStop, all},
-		{mutant.StopBreakLost, all},
-		{mutant.NoBlockingPoller, all},
-		{mutant.NeedSpinningIgnored, byModels("^TestKernelModels$/^SpawnVsIdle$/^Go$", "2")},
+		{mutant.Named("recheck-before-decrement"), all},
+		{mutant.Named("no-trailing-wakep"), all},
+		{mutant.Named("park-commits-early"), all},
+		{mutant.Named("resetspinning-no-wakep"), all},
+		{mutant.Named("monitor-sleeps-after-stop"), all},
+		{mutant.Named("stop-break-lost"), all},
+		{mutant.Named("no-blocking-poller"), all},
+		{mutant.Named("needspinning-ignored"), byModels("^TestKernelModels$/^SpawnVsIdle$/^Go$", "2")},
 	} {
 		t.Run(c.m.Name, func(t *testing.T) {
 			t.Parallel()
@@ -129,10 +114,10 @@ func TestKnownBadWaitSlotsAreReported(t *testing.T) {
 	bySlotModels := mutant.Verifier{Name: "explore", Pkg: "./netpoll", Run: "^TestWaitSlotModels$", Tags: "vsched_explore",
 		MustPrint: []string{"--- FAIL: TestWaitSlotModels/", "VSCHED_REPLAY="}}
 	for _, m := range []mutant.Mutant{
-		mutant.CommitIgnoresReady,
-		mutant.ReadyNotLatched,
-		mutant.DeadlineSeqIgnored,
-		mutant.WaitSkipsErrCheck,
+		mutant.Named("commit-ignores-ready"),
+		mutant.Named("ready-not-latched"),
+		mutant.Named("deadline-seq-ignored"),
+		mutant.Named("wait-skips-err-check"),
 	} {
 		t.Run(m.Name, func(t *testing.T) {
 			t.Parallel()

@@ -28,10 +28,10 @@ var byStress = mutant.Verifier{
 
 // knownBad are the seeded bugs of runq that this verifier must report.
 var knownBad = []mutant.Mutant{
-	mutant.GrabLoadStoreNotCas,
-	mutant.TailBeforeSlot,
-	mutant.NoTornReadRetry,
-	mutant.EmptySingleTailRead,
+	mutant.Named("grab-load-store-not-cas"),
+	mutant.Named("tail-before-slot"),
+	mutant.Named("no-torn-read-retry"),
+	mutant.Named("empty-single-tail-read"),
 }
 
 func TestKnownBadQueuesAreReported(t *testing.T) {
@@ -43,7 +43,7 @@ func TestKnownBadQueuesAreReported(t *testing.T) {
 	for _, m := range knownBad {
 		t.Run(m.Name, func(t *testing.T) {
 			v := byStress
-			if m == mutant.NoTornReadRetry {
+			if m.Name == "no-torn-read-retry" {
 				// Its race needs the thief preempted between two
 				// adjacent loads while the owner runs five or more
 				// operations: on 2 cores it was reported in 2 of 3

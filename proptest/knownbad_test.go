@@ -30,12 +30,12 @@ var knownBadQueues = []struct {
 	m         mutant.Mutant
 	verifiers []mutant.Verifier
 }{
-	{mutant.StealFloorHalf, []mutant.Verifier{byProptest, byFuzzSeeds}},
-	{mutant.KickedRunNextLost, []mutant.Verifier{byProptest, byFuzzSeeds}},
-	{mutant.GetStoreNotCas, []mutant.Verifier{byStealStress}},
-	{mutant.DrainStoreNotCas, []mutant.Verifier{byStealStress}},
-	{mutant.PutSlowStoreNotCas, []mutant.Verifier{byStealStress}},
-	{mutant.EmptySingleTailRead, []mutant.Verifier{byEmptyStress}},
+	{mutant.Named("steal-floor-half"), []mutant.Verifier{byProptest, byFuzzSeeds}},
+	{mutant.Named("kicked-runnext-lost"), []mutant.Verifier{byProptest, byFuzzSeeds}},
+	{mutant.Named("get-store-not-cas"), []mutant.Verifier{byStealStress}},
+	{mutant.Named("drain-store-not-cas"), []mutant.Verifier{byStealStress}},
+	{mutant.Named("putslow-store-not-cas"), []mutant.Verifier{byStealStress}},
+	{mutant.Named("empty-single-tail-read"), []mutant.Verifier{byEmptyStress}},
 }
 
 // byKernelProptest is the single-M conformance test of the kernel against
@@ -44,7 +44,7 @@ var byKernelProptest = mutant.Verifier{Name: "proptest", Pkg: "./proptest", Run:
 	MustPrint: []string{"--- FAIL: TestKernelMatchesSpec", "spec mismatch"}}
 
 func TestKnownBadKernelsAreReported(t *testing.T) {
-	for _, m := range []mutant.Mutant{mutant.YieldToLocal, mutant.WakeIgnoresWakersP, mutant.FairnessAfterLocal} {
+	for _, m := range []mutant.Mutant{mutant.Named("yield-to-local"), mutant.Named("wake-ignores-wakers-p"), mutant.Named("fairness-after-local")} {
 		t.Run(m.Name, func(t *testing.T) {
 			t.Parallel()
 			mutant.Report(t, m, byKernelProptest)

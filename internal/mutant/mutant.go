@@ -1,8 +1,9 @@
-// Package mutant applies seeded bugs to the real source of the module and
-// asserts that a verifier reports them. It is test support: a verifier is
-// trusted only once it has been shown to catch a bug in the code it checks,
-// so every mutant is one exact edit of a real file, substituted at build time
-// through go build's -overlay, never a look-alike copy of the code.
+// Package mutant holds the seeded bugs of the module, as patches under
+// testdata/mutants, and runs verifiers against them. A verifier is trusted
+// only once it has been shown to catch a bug in the code it checks, so every
+// mutant is a patch to a real file, substituted at build time through go
+// build's -overlay (in the known-bad tests) or applied to a copy of the
+// module (by "vsched mutants"), never a look-alike copy of the code.
 package mutant
 
 import (
@@ -14,14 +15,6 @@ import (
 	"strings"
 	"testing"
 )
-
-// Mutant is a seeded bug: Old must occur exactly once in File, and New
-// replaces it.
-type Mutant struct {
-	Name     string
-	File     string // relative to the module root
-	Old, New string
-}
 
 // Verifier is a go test invocation that must fail on a mutant, printing
 // every string of MustPrint.
@@ -97,20 +90,20 @@ func buildArgs(overlay string, v Verifier) []string {
 // the original, and returns the overlay's path.
 func Overlay(t testing.TB, root string, m Mutant) string {
 	t.Helper()
-	path := filepath.Join(root, m.File)
-	src, err := os.ReadFile(path)
+	mutated, err := m.Apply(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := strings.Count(string(src), m.Old); n != 1 {
-		t.Fatalf("mutant %s: %q occurs %d times in %s, want exactly once; update the mutant with the code", m.Name, m.Old, n, m.File)
-	}
 	dir := t.TempDir()
-	mutated := filepath.Join(dir, filepath.Base(m.File))
-	if err := os.WriteFile(mutated, []byte(strings.Replace(string(src), m.Old, m.New, 1)), 0o644); err != nil {
-		t.Fatal(err)
+	replace := map[string]string{}
+	for i, f := range m.Files {
+		p := filepath.Join(dir, strconv.Itoa(i)+"_"+filepath.Base(f))
+		if err := os.WriteFile(p, mutated[f], 0o644); err != nil {
+			t.Fatal(err)
+		}
+		replace[filepath.Join(root, filepath.FromSlash(f))] = p
 	}
-	overlay, err := json.Marshal(map[string]map[string]string{"Replace": {path: mutated}})
+	overlay, err := json.Marshal(map[string]map[string]string{"Replace": replace})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,239 @@
+package mutant
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// The seeded bugs, one unified diff per mutant. "git apply" takes them too,
+// so a reader can apply one to a clone and watch a verifier fail.
+//
+//go:embed testdata/mutants/*.patch
+var patches embed.FS
+
+// PatchDir is where the patches live, relative to the module root.
+const PatchDir = "internal/mutant/testdata/mutants"
+
+// Mutant is a seeded bug: a patch to the module's source. A patch file
+// starts with a paragraph "<name>: <what the bug does>", optionally followed
+// by a paragraph of fields, one "Key: value" per line:
+//
+//	Expect: linearizability
+//	Equivalent: why no verifier can tell the mutant from the original
+//
+// then the unified diff (one or more files, with a/ and b/ prefixes, as
+// diff -u and git diff write them).
+type Mutant struct {
+	Name string
+	Doc  string // what the bug does, from the patch's header
+	// Expect names the verifier of "vsched mutants" expected to kill the
+	// mutant first, when that is a slow one; "vsched mutants -fast" skips
+	// such mutants.
+	Expect string
+	// Equivalent, when set, says why the mutant cannot be told from the
+	// original: it is expected to survive.
+	Equivalent string
+	// Files are the files the patch changes, relative to the module root.
+	Files []string
+	files []filePatch
+}
+
+// Pkg is the package directory of the mutated code, relative to the module
+// root: the directory of its first file.
+func (m Mutant) Pkg() string { return path.Dir(m.Files[0]) }
+
+type filePatch struct {
+	file  string
+	hunks []hunk
+}
+
+// hunk is one "@@ -line,n +line,n @@" section: the lines it expects (context
+// and removed) and the lines it leaves (context and added).
+type hunk struct {
+	line     int // 1-based line of the first expected line, as the diff says
+	old, new []string
+}
+
+// All returns every mutant, sorted by name.
+func All() []Mutant {
+	entries, err := fs.ReadDir(patches, "testdata/mutants")
+	if err != nil {
+		panic(err)
+	}
+	var all []Mutant
+	for _, e := range entries {
+		all = append(all, Named(strings.TrimSuffix(e.Name(), ".patch")))
+	}
+	return all
+}
+
+// Named returns the mutant of PatchDir/name.patch. It panics if there is no
+// such patch or it does not parse, since the patches are part of the source.
+func Named(name string) Mutant {
+	text, err := patches.ReadFile("testdata/mutants/" + name + ".patch")
+	if err != nil {
+		panic(fmt.Sprintf("mutant: no patch %s/%s.patch", PatchDir, name))
+	}
+	m, err := Parse(name, text)
+	if err != nil {
+		panic(err)
+	}
+	return m
+}
+
+// Parse reads a mutant's patch.
+func Parse(name string, text []byte) (Mutant, error) {
+	m := Mutant{Name: name}
+	bad := func(format string, args ...any) (Mutant, error) {
+		return Mutant{}, fmt.Errorf("mutant %s: %s", name, fmt.Sprintf(format, args...))
+	}
+	lines := strings.Split(strings.TrimSuffix(string(text), "\n"), "\n")
+	i := 0
+	for ; i < len(lines) && !strings.HasPrefix(lines[i], "--- "); i++ {
+		if strings.HasPrefix(lines[i], "diff ") || strings.HasPrefix(lines[i], "index ") {
+			continue // git diff's own header lines
+		}
+		m.Doc += lines[i] + "\n"
+	}
+	doc, fields, _ := strings.Cut(strings.TrimSpace(m.Doc), "\n\n")
+	doc, ok := strings.CutPrefix(doc, name+":")
+	if !ok {
+		return bad("the header must start with %q", name+":")
+	}
+	m.Doc = strings.Join(strings.Fields(doc), " ")
+	for _, f := range strings.Split(strings.TrimSpace(fields), "\n") {
+		key, val, _ := strings.Cut(f, ":")
+		val = strings.TrimSpace(val)
+		switch {
+		case f == "":
+		case key == "Expect" && val != "":
+			m.Expect = val
+		case key == "Equivalent" && val != "":
+			m.Equivalent = val
+		default:
+			return bad("header line %q: want Expect: or Equivalent: with a value", f)
+		}
+	}
+	for i < len(lines) {
+		if !strings.HasPrefix(lines[i], "--- a/") || i+1 == len(lines) || !strings.HasPrefix(lines[i+1], "+++ b/") {
+			return bad("line %d: want a '--- a/file' and '+++ b/file' pair, got %q", i+1, lines[i])
+		}
+		fp := filePatch{file: strings.Fields(strings.TrimPrefix(lines[i], "--- a/"))[0]}
+		i += 2
+		for i < len(lines) && strings.HasPrefix(lines[i], "@@ ") {
+			h, err := parseHunkHeader(lines[i])
+			if err != nil {
+				return bad("line %d: %v", i+1, err)
+			}
+		body:
+			for i++; i < len(lines); i++ {
+				l := lines[i]
+				if l == "" {
+					l = " " // an empty context line whose space an editor trimmed
+				}
+				switch {
+				case strings.HasPrefix(l, "--- a/"), strings.HasPrefix(l, "@@ "):
+					break body
+				case l[0] == ' ':
+					h.old, h.new = append(h.old, l[1:]), append(h.new, l[1:])
+				case l[0] == '-':
+					h.old = append(h.old, l[1:])
+				case l[0] == '+':
+					h.new = append(h.new, l[1:])
+				case l[0] == '\\':
+					// "\ No newline at end of file"
+				default:
+					return bad("line %d: %q is not part of a hunk", i+1, lines[i])
+				}
+			}
+			fp.hunks = append(fp.hunks, h)
+		}
+		if len(fp.hunks) == 0 {
+			return bad("no hunks for %s", fp.file)
+		}
+		m.files = append(m.files, fp)
+		m.Files = append(m.Files, fp.file)
+	}
+	if len(m.files) == 0 {
+		return bad("no diff")
+	}
+	return m, nil
+}
+
+func parseHunkHeader(l string) (hunk, error) {
+	f := strings.Fields(l)
+	if len(f) < 4 || !strings.HasPrefix(f[1], "-") {
+		return hunk{}, fmt.Errorf("bad hunk header %q", l)
+	}
+	start, _, _ := strings.Cut(f[1][1:], ",")
+	n, err := strconv.Atoi(start)
+	if err != nil {
+		return hunk{}, fmt.Errorf("bad hunk header %q", l)
+	}
+	return hunk{line: n}, nil
+}
+
+// Apply returns the mutated contents of m's files, read from root. The
+// expected lines of a hunk must occur in the file: at the line the diff
+// names, or, if the code has moved, at the nearest place. A patch that no
+// longer applies is an error naming the hunk, so that the mutant is updated
+// with the code rather than silently skipped.
+func (m Mutant) Apply(root string) (map[string][]byte, error) {
+	out := map[string][]byte{}
+	for _, fp := range m.files {
+		src, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(fp.file)))
+		if err != nil {
+			return nil, fmt.Errorf("mutant %s: %w", m.Name, err)
+		}
+		lines := strings.Split(string(src), "\n")
+		shift := 0 // lines added minus lines removed by earlier hunks
+		for hi, h := range fp.hunks {
+			at := find(lines, h.old, h.line-1+shift)
+			if at < 0 {
+				return nil, fmt.Errorf("mutant %s: hunk %d of %s no longer applies (its lines are not in the file); update %s/%s.patch with the code",
+					m.Name, hi+1, fp.file, PatchDir, m.Name)
+			}
+			lines = slices.Concat(lines[:at], h.new, lines[at+len(h.old):])
+			shift += len(h.new) - len(h.old)
+		}
+		mutated := []byte(strings.Join(lines, "\n"))
+		if bytes.Equal(mutated, src) {
+			return nil, fmt.Errorf("mutant %s: the patch does not change %s", m.Name, fp.file)
+		}
+		out[fp.file] = mutated
+	}
+	return out, nil
+}
+
+// find returns the index in lines of the occurrence of want nearest to
+// hint, or -1.
+func find(lines, want []string, hint int) int {
+	match := func(at int) bool {
+		if at < 0 || at+len(want) > len(lines) {
+			return false
+		}
+		for i, w := range want {
+			if lines[at+i] != w {
+				return false
+			}
+		}
+		return true
+	}
+	for d := 0; d <= len(lines); d++ {
+		if match(hint - d) {
+			return hint - d
+		}
+		if match(hint + d) {
+			return hint + d
+		}
+	}
+	return -1
+}

@@ -1,0 +1,83 @@
+package mutant
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestEveryPatchParsesAndAppliesToTheSource(t *testing.T) {
+	root := ModuleRoot(t)
+	all := All()
+	if len(all) < 25 {
+		t.Fatalf("%d mutants, want at least 25", len(all))
+	}
+	for _, m := range all {
+		if m.Doc == "" {
+			t.Errorf("%s: no description", m.Name)
+		}
+		if _, err := m.Apply(root); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+const sample = `two-hunks: changes two places.
+
+Expect: linearizability
+
+--- a/f.go
++++ b/f.go
+@@ -2,3 +2,3 @@ func f() {
+ 	a := 1
+-	b := 2
++	b := 3
+ 	c := 4
+@@ -8,2 +8,3 @@
+ 	x := a
++	y := b
+ 	return
+`
+
+func TestApplyFindsHunksThatMovedAndRefusesStaleOnes(t *testing.T) {
+	m, err := Parse("two-hunks", []byte(sample))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Doc != "changes two places." || m.Expect != "linearizability" || len(m.Files) != 1 || m.Pkg() != "." {
+		t.Fatalf("parsed %+v", m)
+	}
+	dir := t.TempDir()
+	write := func(s string) {
+		if err := os.WriteFile(filepath.Join(dir, "f.go"), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Two lines were inserted above both hunks since the patch was made.
+	write("// new\n// new\nfunc f() {\n\ta := 1\n\tb := 2\n\tc := 4\n\t_ = c\n\t_ = b\n\t_ = a\n\tx := a\n\treturn\n}\n")
+	got, err := m.Apply(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "// new\n// new\nfunc f() {\n\ta := 1\n\tb := 3\n\tc := 4\n\t_ = c\n\t_ = b\n\t_ = a\n\tx := a\n\ty := b\n\treturn\n}\n"
+	if string(got["f.go"]) != want {
+		t.Fatalf("applied:\n%s\nwant:\n%s", got["f.go"], want)
+	}
+	write(strings.Replace(want, "b := 3", "b := 5", 1))
+	if _, err := m.Apply(dir); err == nil || !strings.Contains(err.Error(), "no longer applies") {
+		t.Fatalf("a patch whose lines are gone applied: %v", err)
+	}
+}
+
+func TestParseRejectsAMalformedHeader(t *testing.T) {
+	for _, text := range []string{
+		strings.Replace(sample, "two-hunks:", "other:", 1),
+		strings.Replace(sample, "Expect:", "Expects:", 1),
+		"two-hunks: no diff.\n",
+	} {
+		if _, err := Parse("two-hunks", []byte(text)); err == nil {
+			t.Errorf("parsed %q", text)
+		}
+	}
+}
