@@ -91,6 +91,12 @@ func commands() []command {
 			run:     runCheck,
 			help:    func(w io.Writer) { newCheckFlags(w).fs.Usage() },
 		},
+		{
+			name:    "mutants",
+			summary: "apply each seeded bug to a copy of the module; print which verifier killed it",
+			run:     runMutants,
+			help:    func(w io.Writer) { newMutantsFlags(w).fs.Usage() },
+		},
 	}
 }
 

@@ -1,0 +1,563 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/vsched/vsched/internal/mutant"
+)
+
+// campaignVerifier is one verifier of the mutation campaign: a go test run
+// in the mutated copy of the module. A mutant is killed by a verifier whose
+// run fails (a failed test, a panic, an invariant's throw, a timeout) after
+// the mutant built.
+type campaignVerifier struct {
+	name string
+	tags string
+	pkgs []string // package patterns; nil means the mutated package itself
+	args []string // more go test flags, before the packages
+	post []string // test binary flags, after -args
+	env  []string
+	// slow verifiers run on real cores for a fixed time or explore a
+	// large bound; -fast leaves them out.
+	slow bool
+}
+
+// mutantVerifiers is the verification suite each mutant faces, cheapest
+// first. The pyramid comes first; the mutated package's own tests come last,
+// so the table says which layer of the pyramid catches a bug before falling
+// back on the unit tests.
+func mutantVerifiers() []campaignVerifier {
+	const explore = "vsched_explore"
+	return []campaignVerifier{
+		{name: "proptest", pkgs: []string{"./proptest"}, args: []string{"-skip", "^TestKnownBad"}},
+		{name: "fuzz seeds", pkgs: []string{"./fuzz"}, args: []string{"-run", "^Fuzz"}},
+		{name: "explore", tags: explore, pkgs: []string{"./explore"}, args: []string{"-skip", "^TestKnownBad"}},
+		{name: "explore slots", tags: explore, pkgs: []string{"./netpoll"}, args: []string{"-run", "^TestWaitSlotModels$"}},
+		{name: "stress", pkgs: []string{"./runq"}, slow: true,
+			args: []string{"-run", "^(TestConcurrentStealsConsumeEveryItemExactlyOnce|TestEmptyNeverFalselyTrue)$", "-count", "5"}},
+		{name: "explore kernel", tags: explore, pkgs: []string{"./explore"}, slow: true,
+			args: []string{"-run", "^TestKernelModels$"}, post: []string{"-vsched.kernel-bound=2", "-vsched.kernel-executions=200000"}},
+		{name: "linearizability", tags: explore, pkgs: []string{"./linearizability"}, slow: true,
+			args: []string{"-run", "^TestQueueHistoriesAreLinearizable$", "-count", "3"}, env: []string{"VSCHED_LIN_DURATION=20s"}},
+		{name: "tests", args: []string{"-skip", "^TestKnownBad"}},
+	}
+}
+
+// verifierTimeout bounds one verifier run; a mutant that makes a test hang
+// is killed by the timeout.
+const verifierTimeout = "3m"
+
+type mutantsFlags struct {
+	fs       *flag.FlagSet
+	run      string
+	fast     bool
+	all      bool
+	markdown bool
+	verbose  bool
+}
+
+func newMutantsFlags(out io.Writer) *mutantsFlags {
+	f := &mutantsFlags{fs: flag.NewFlagSet("mutants", flag.ContinueOnError)}
+	f.fs.SetOutput(out)
+	f.fs.StringVar(&f.run, "run", "", "run only the mutants whose name matches `regexp`")
+	f.fs.BoolVar(&f.fast, "fast", false, "leave out the slow verifiers (stress, explore kernel, linearizability) and the mutants expected to need them")
+	f.fs.BoolVar(&f.all, "all", false, "run every verifier on every mutant instead of stopping at the first kill")
+	f.fs.BoolVar(&f.markdown, "markdown", false, "print the kill table as Markdown (for docs/VERIFICATION.md)")
+	f.fs.BoolVar(&f.verbose, "v", false, "print each go command and the output of each verifier that kills")
+	f.fs.Usage = func() {
+		fmt.Fprint(out, "usage: vsched mutants [-run regexp] [-fast] [-all] [-markdown] [-v]\n\n"+
+			"mutants applies each seeded bug of "+mutant.PatchDir+" to a temporary copy\n"+
+			"of the module and runs the verification suite against it, cheapest verifier\n"+
+			"first, until one fails; then it prints which verifier killed each mutant and\n"+
+			"how long that took. It exits 1 if a mutant survived (unless its patch says\n"+
+			"why it is equivalent to the original) or a patch no longer applies or builds.\n\n")
+		f.fs.PrintDefaults()
+	}
+	return f
+}
+
+// mutantOutcome is what the campaign found for one mutant.
+type mutantOutcome struct {
+	m       mutant.Mutant
+	verdict string // killed, SURVIVED, equivalent, BROKEN, skipped, interrupted
+	killers []string
+	killIn  time.Duration // the first killing verifier's run
+	total   time.Duration // every verifier run on the mutant
+	tried   int
+	detail  string // the failing test, or why the mutant is broken or skipped
+}
+
+func (o mutantOutcome) ok() bool {
+	switch o.verdict {
+	case "killed", "equivalent", "skipped":
+		return true
+	}
+	return false
+}
+
+func runMutants(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	f := newMutantsFlags(stderr)
+	if err := f.fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitPass
+		}
+		return exitUsage
+	}
+	if f.fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "vsched mutants: unexpected argument %q\n", f.fs.Arg(0))
+		f.fs.Usage()
+		return exitUsage
+	}
+	filter, err := regexp.Compile(f.run)
+	if err != nil {
+		fmt.Fprintf(stderr, "vsched mutants: invalid -run: %v\n", err)
+		return exitUsage
+	}
+	goBin := goBinary()
+	root, cleanup, err := sourceRoot(ctx, goBin, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitFail
+	}
+	defer cleanup()
+	mutants, err := loadMutants(root)
+	if err != nil {
+		fmt.Fprintf(stderr, "vsched mutants: %v\n", err)
+		return exitFail
+	}
+	mutants = slices.DeleteFunc(mutants, func(m mutant.Mutant) bool { return !filter.MatchString(m.Name) })
+	if len(mutants) == 0 {
+		fmt.Fprintf(stderr, "vsched mutants: -run %q matches no mutant in %s\n", f.run, mutant.PatchDir)
+		return exitUsage
+	}
+	copyDir, err := os.MkdirTemp("", "vsched-mutants-")
+	if err != nil {
+		fmt.Fprintf(stderr, "vsched mutants: %v\n", err)
+		return exitFail
+	}
+	defer os.RemoveAll(copyDir)
+	if err := copyModule(root, copyDir); err != nil {
+		fmt.Fprintf(stderr, "vsched mutants: copying the module: %v\n", err)
+		return exitFail
+	}
+
+	prog := newProgress(stdout, isTerminal(stdout))
+	mc := &mutantCampaign{goBin: goBin, dir: copyDir, fast: f.fast, all: f.all, verbose: f.verbose, prog: prog,
+		artifacts: filepath.Join(copyDir, ".artifacts")}
+	start := time.Now()
+	var outcomes []mutantOutcome
+	if err := mc.findDeps(ctx); err != nil {
+		prog.close()
+		fmt.Fprintf(stderr, "vsched mutants: %v\n", err)
+		return exitFail
+	}
+	for _, m := range mutants {
+		if ctx.Err() != nil {
+			break
+		}
+		outcomes = append(outcomes, mc.runMutant(ctx, m))
+	}
+	prog.close()
+	if f.markdown {
+		writeKillMarkdown(stdout, outcomes)
+	} else {
+		writeKillTable(stdout, outcomes)
+	}
+	fmt.Fprintln(stdout, killVerdictLine(outcomes, time.Since(start)))
+	switch {
+	case ctx.Err() != nil:
+		return interruptedStatus(ctx)
+	case slices.ContainsFunc(outcomes, func(o mutantOutcome) bool { return !o.ok() }):
+		return exitFail
+	}
+	return exitPass
+}
+
+// loadMutants reads the patches of the module at root, not the ones built
+// into vsched, so that an installed vsched measures the clone it runs in.
+func loadMutants(root string) ([]mutant.Mutant, error) {
+	dir := filepath.Join(root, filepath.FromSlash(mutant.PatchDir))
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var all []mutant.Mutant
+	for _, e := range entries {
+		name, ok := strings.CutSuffix(e.Name(), ".patch")
+		if !ok {
+			continue
+		}
+		text, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		m, err := mutant.Parse(name, text)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, m)
+	}
+	if len(all) == 0 {
+		return nil, fmt.Errorf("no patches in %s", dir)
+	}
+	return all, nil
+}
+
+// copyModule copies the module at root into dst: every file except the
+// version control directory and nested modules (bench/ has its own go.mod).
+func copyModule(root, dst string) error {
+	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(root, p)
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if rel != "." && (d.Name() == ".git" || isFile(filepath.Join(p, "go.mod"))) {
+				return filepath.SkipDir
+			}
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		// Owner-writable: the module cache's copies are read-only, and a
+		// mutant is written over its file.
+		return os.WriteFile(filepath.Join(dst, rel), data, info.Mode().Perm()|0o200)
+	})
+}
+
+func isFile(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// mutantCampaign runs the suite against mutants, one at a time, in one copy
+// of the module: each mutant's files are written before its run and
+// restored after it, so the build cache keeps everything the mutant did not
+// touch.
+type mutantCampaign struct {
+	goBin     string
+	dir       string
+	fast      bool
+	all       bool
+	verbose   bool
+	prog      *progress
+	artifacts string
+	// deps maps a verifier's name to the packages its test binaries
+	// import, directly or not.
+	deps map[string]map[string]bool
+}
+
+// findDeps lists, per verifier, the packages its tests depend on: a
+// verifier whose tests do not import the mutated package cannot kill the
+// mutant, and is not run.
+func (mc *mutantCampaign) findDeps(ctx context.Context) error {
+	mc.deps = map[string]map[string]bool{}
+	for _, v := range mutantVerifiers() {
+		if v.pkgs == nil {
+			continue
+		}
+		args := []string{"list", "-deps", "-test"}
+		if v.tags != "" {
+			args = append(args, "-tags", v.tags)
+		}
+		cmd := exec.CommandContext(ctx, mc.goBin, append(args, v.pkgs...)...)
+		cmd.Dir = mc.dir
+		var errOut bytes.Buffer
+		cmd.Stderr = &errOut
+		out, err := cmd.Output()
+		if err != nil {
+			return fmt.Errorf("go list -deps for %s: %v: %s", v.name, err, strings.TrimSpace(errOut.String()))
+		}
+		set := map[string]bool{}
+		for _, p := range strings.Fields(string(out)) {
+			set[p] = true
+		}
+		mc.deps[v.name] = set
+	}
+	return nil
+}
+
+func (mc *mutantCampaign) relevant(v campaignVerifier, m mutant.Mutant) bool {
+	if v.slow && mc.fast {
+		return false
+	}
+	if v.pkgs == nil {
+		return true
+	}
+	return mc.deps[v.name][path.Join(modulePath, m.Pkg())]
+}
+
+func (mc *mutantCampaign) runMutant(ctx context.Context, m mutant.Mutant) mutantOutcome {
+	o := mutantOutcome{m: m}
+	mc.prog.begin(m.Name)
+	defer func() {
+		r := result{phase: m.Name, verdict: pass, summary: o.verdict, dur: o.total}
+		if !o.ok() {
+			r.verdict = fail
+		}
+		if len(o.killers) > 0 {
+			r.summary += " by " + strings.Join(o.killers, ", ") + " in " + formatDuration(o.killIn)
+		}
+		if o.detail != "" {
+			r.summary += ": " + o.detail
+		}
+		mc.prog.end(r)
+	}()
+	if mc.fast && m.Expect != "" && slices.ContainsFunc(mutantVerifiers(), func(v campaignVerifier) bool { return v.slow && v.name == m.Expect }) {
+		o.verdict, o.detail = "skipped", "expects the slow verifier "+m.Expect
+		return o
+	}
+	restore, err := mc.apply(m)
+	defer restore()
+	if err != nil {
+		o.verdict, o.detail = "BROKEN", err.Error()
+		return o
+	}
+	if why := mc.build(ctx, m); why != "" {
+		o.verdict, o.detail = "BROKEN", why
+		return o
+	}
+	start := time.Now()
+	for _, v := range mutantVerifiers() {
+		if ctx.Err() != nil {
+			o.verdict = "interrupted"
+			return o
+		}
+		if !mc.relevant(v, m) {
+			continue
+		}
+		o.tried++
+		mc.prog.status(fmt.Sprintf("%s (verifier %d)", v.name, o.tried))
+		vstart := time.Now()
+		killed, how, out := mc.runVerifier(ctx, v, m)
+		if ctx.Err() != nil {
+			o.verdict = "interrupted"
+			return o
+		}
+		if how == "BROKEN" {
+			o.verdict, o.detail = "BROKEN", "the tests of "+v.name+" do not build with the mutant"
+			mc.prog.line(out)
+			return o
+		}
+		if !killed {
+			continue
+		}
+		if len(o.killers) == 0 {
+			o.killIn, o.detail = time.Since(vstart), how
+		}
+		o.killers = append(o.killers, v.name)
+		if mc.verbose {
+			mc.prog.line(out)
+		}
+		if !mc.all {
+			break
+		}
+	}
+	o.total = time.Since(start)
+	switch {
+	case len(o.killers) > 0 && m.Equivalent != "":
+		o.verdict = "BROKEN"
+		o.detail = "killed, but its patch says it is equivalent: " + m.Equivalent
+	case len(o.killers) > 0:
+		o.verdict = "killed"
+	case m.Equivalent != "":
+		o.verdict, o.detail = "equivalent", m.Equivalent
+	default:
+		o.verdict = "SURVIVED"
+	}
+	return o
+}
+
+// apply writes m's mutated files into the copy and returns the function
+// that puts the originals back.
+func (mc *mutantCampaign) apply(m mutant.Mutant) (restore func(), err error) {
+	originals := map[string][]byte{}
+	restore = func() {
+		for f, data := range originals {
+			_ = os.WriteFile(filepath.Join(mc.dir, filepath.FromSlash(f)), data, 0o644)
+		}
+	}
+	mutated, err := m.Apply(mc.dir)
+	if err != nil {
+		return restore, err
+	}
+	for f, data := range mutated {
+		p := filepath.Join(mc.dir, filepath.FromSlash(f))
+		orig, err := os.ReadFile(p)
+		if err != nil {
+			return restore, err
+		}
+		originals[f] = orig
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			return restore, err
+		}
+	}
+	return restore, nil
+}
+
+// build compiles the mutated package in both builds (a package that exists
+// in one build only, as the explorer's engine, is compiled in that one); a
+// mutant that does not compile says nothing about the verifiers.
+func (mc *mutantCampaign) build(ctx context.Context, m mutant.Mutant) string {
+	for _, tags := range []string{"", "vsched_explore"} {
+		args := []string{"build"}
+		if tags != "" {
+			args = append(args, "-tags", tags)
+		}
+		cmd := exec.CommandContext(ctx, mc.goBin, append(args, "./"+m.Pkg())...)
+		cmd.Dir = mc.dir
+		out, err := cmd.CombinedOutput()
+		if err != nil && ctx.Err() == nil && !strings.Contains(string(out), "build constraints exclude all Go files") {
+			return "does not build: " + firstLine(string(out))
+		}
+	}
+	return ""
+}
+
+// runVerifier runs v against the mutant in the copy. It reports whether v
+// killed it, how (the first failed test, or the panic), and v's output.
+func (mc *mutantCampaign) runVerifier(ctx context.Context, v campaignVerifier, m mutant.Mutant) (killed bool, how, out string) {
+	args := []string{"test", "-count=1", "-failfast", "-timeout", verifierTimeout}
+	if v.tags != "" {
+		args = append(args, "-tags", v.tags)
+	}
+	args = append(args, v.args...)
+	if v.pkgs == nil {
+		args = append(args, "./"+m.Pkg())
+	} else {
+		args = append(args, v.pkgs...)
+	}
+	if len(v.post) > 0 {
+		args = append(append(args, "-args"), v.post...)
+	}
+	cmd := exec.CommandContext(ctx, mc.goBin, args...)
+	cmd.Dir = mc.dir
+	// A failing rapid check would write a fail file into the copy, and a
+	// failing history its visualization; both are the mutant's, not news.
+	cmd.Env = append(append(os.Environ(), "RAPID_NOFAILFILE=true", "VSCHED_ARTIFACTS="+mc.artifacts), v.env...)
+	stopOnCancel(cmd)
+	var buf bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &buf, &buf
+	if mc.verbose {
+		mc.prog.line("$ go " + strings.Join(quoteArgs(args), " "))
+	}
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		killLeftovers(cmd)
+	}
+	out = buf.String()
+	if err == nil {
+		return false, "", out
+	}
+	if strings.Contains(out, "[build failed]") || strings.Contains(out, "[setup failed]") {
+		return false, "BROKEN", out
+	}
+	return true, killSymptom(out), out
+}
+
+// killSymptom picks the line of a failed go test run that says what failed:
+// the first failed test, else the timeout or the panic.
+func killSymptom(out string) string {
+	lines := strings.Split(out, "\n")
+	for _, prefix := range []string{"--- FAIL: ", "panic: test timed out", "fatal error: ", "panic: "} {
+		for _, l := range lines {
+			l = strings.TrimSpace(l)
+			if strings.HasPrefix(l, prefix) {
+				if prefix == "--- FAIL: " {
+					l, _, _ = strings.Cut(strings.TrimPrefix(l, prefix), " (")
+				}
+				return truncate(l, 72)
+			}
+		}
+	}
+	return "go test failed"
+}
+
+func firstLine(s string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+			return truncate(l, 100)
+		}
+	}
+	return strings.TrimSpace(s)
+}
+
+// writeKillTable prints one row per mutant.
+func writeKillTable(w io.Writer, outcomes []mutantOutcome) {
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "MUTANT\tPACKAGE\tVERDICT\tKILLED BY\tIN\tHOW")
+	for _, o := range outcomes {
+		by, in := "-", "-"
+		if len(o.killers) > 0 {
+			by, in = strings.Join(o.killers, ", "), formatDuration(o.killIn)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", o.m.Name, o.m.Pkg(), o.verdict, by, in, o.detail)
+	}
+	tw.Flush()
+}
+
+// writeKillMarkdown prints the kill table as a Markdown table.
+func writeKillMarkdown(w io.Writer, outcomes []mutantOutcome) {
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| mutant | package | what it breaks | verdict | killed by | in | how |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
+	cell := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+	for _, o := range outcomes {
+		by, in := "—", "—"
+		if len(o.killers) > 0 {
+			by, in = strings.Join(o.killers, ", "), formatDuration(o.killIn)
+		}
+		fmt.Fprintf(w, "| `%s` | %s | %s | %s | %s | %s | %s |\n", o.m.Name, o.m.Pkg(), cell(o.m.Doc), o.verdict, by, in, cell(o.detail))
+	}
+	fmt.Fprintln(w)
+}
+
+// killVerdictLine is the campaign's last line, e.g.
+// "mutants: PASS (31 mutants: 30 killed, 1 equivalent; total 6m2s)".
+func killVerdictLine(outcomes []mutantOutcome, total time.Duration) string {
+	counts := map[string]int{}
+	var order []string
+	v := "PASS"
+	for _, o := range outcomes {
+		if counts[o.verdict] == 0 {
+			order = append(order, o.verdict)
+		}
+		counts[o.verdict]++
+		if !o.ok() {
+			v = "FAIL"
+		}
+	}
+	var parts []string
+	for _, k := range order {
+		parts = append(parts, fmt.Sprintf("%d %s", counts[k], strings.ToLower(k)))
+	}
+	return fmt.Sprintf("mutants: %s (%s: %s; total %s)", v, plural(len(outcomes), "mutant"), strings.Join(parts, ", "), formatDuration(total))
+}
