@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/vsched/vsched/internal/explorer"
 )
@@ -21,6 +22,9 @@ type Config struct {
 	// MaxExecutions caps the executions, counting the pruned ones; 0
 	// means 1,000,000.
 	MaxExecutions int
+	// MaxDuration, when positive, stops the search after this much time,
+	// as MaxExecutions does; Summary then says it stopped at the cap.
+	MaxDuration time.Duration
 	// MaxSteps is the livelock budget of a thread in one execution; 0
 	// means 10,000.
 	MaxSteps int
@@ -96,7 +100,7 @@ func Summary(r Result) string {
 	case r.Failure != nil:
 		end = "stopped at the first failure"
 	case !r.Complete:
-		end = "stopped at the execution cap"
+		end = "stopped at the execution or time cap"
 	}
 	return fmt.Sprintf("%d executions (%d pruned by sleep sets or the bound), %s, %s", r.Executions, r.Pruned, bound, end)
 }

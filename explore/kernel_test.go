@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/vsched/vsched/explore"
 	"github.com/vsched/vsched/internal/testhook"
@@ -232,10 +233,12 @@ var kernelModels = []struct {
 var (
 	kernelBound      = flag.Int("vsched.kernel-bound", 0, "preemption bound of the kernel models (0: VSCHED_MAX_PREEMPTIONS, else 1)")
 	kernelExecutions = flag.Int("vsched.kernel-executions", 0, "execution cap of each kernel model (0: the explorer's default)")
+	kernelTime       = flag.Duration("vsched.kernel-time", 0, "time budget of all kernel models together, shared evenly (0: none)")
 )
 
 func kernelConfig() explore.Config {
-	cfg := explore.Config{MaxPreemptions: *kernelBound, MaxExecutions: *kernelExecutions}
+	cfg := explore.Config{MaxPreemptions: *kernelBound, MaxExecutions: *kernelExecutions,
+		MaxDuration: *kernelTime / time.Duration(len(kernelModels))}
 	if cfg.MaxPreemptions == 0 && os.Getenv("VSCHED_MAX_PREEMPTIONS") == "" {
 		cfg.MaxPreemptions = 1
 	}

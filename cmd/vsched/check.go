@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"math/rand/v2"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -16,6 +17,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/vsched/vsched/linearizability"
 )
 
 // modulePath is the module check verifies; it refuses to run elsewhere, so
@@ -69,10 +72,17 @@ type result struct {
 	summary  string // test counts, executions, or why the phase was skipped
 	dur      time.Duration
 	failures []failure // printed after the campaign when verdict is fail
+	// command is the go command the phase ran, as a shell would take it;
+	// budget is the time the campaign gave it, if it set one.
+	command string
+	budget  time.Duration
 }
 
 type checkFlags struct {
 	fs       *flag.FlagSet
+	duration time.Duration
+	report   string
+	seed     uint64
 	fuzztime string
 	run      string
 	verbose  bool
@@ -81,17 +91,21 @@ type checkFlags struct {
 func newCheckFlags(out io.Writer) *checkFlags {
 	f := &checkFlags{fs: flag.NewFlagSet("check", flag.ContinueOnError)}
 	f.fs.SetOutput(out)
-	f.fs.StringVar(&f.fuzztime, "fuzztime", "10s", "fuzz each target for `d`: a duration (10s, 5m) or an iteration count (1000x)")
+	f.fs.DurationVar(&f.duration, "duration", 3*time.Minute, "the campaign's time `budget`: the fixed phases run first, each fuzz target gets a share, linearizability the rest")
+	f.fs.StringVar(&f.report, "report", "vsched-report.html", "write the HTML report to `file` (\"\" for none)")
+	f.fs.Uint64Var(&f.seed, "seed", 0, "seed of the property tests (rapid) and the linearizability stress `N` (0: a random one, printed)")
+	f.fs.StringVar(&f.fuzztime, "fuzztime", "", "fuzz each target for `d`, a duration (10s) or an iteration count (1000x), instead of its share of -duration")
 	f.fs.StringVar(&f.run, "run", "", "run only the phases whose name matches `regexp` (properties, fuzz seeds, explore, explore kernel, linearizability, fuzz <Target>)")
 	f.fs.BoolVar(&f.verbose, "v", false, "print each go command and stream go test's output while it runs")
 	f.fs.Usage = func() {
-		fmt.Fprint(out, "usage: vsched check [-fuzztime d] [-run regexp] [-v]\n\n"+
+		fmt.Fprint(out, "usage: vsched check [-duration d] [-report file] [-seed N] [-fuzztime d] [-run regexp] [-v]\n\n"+
 			"check runs the verification campaign in phases: properties (the property\n"+
 			"tests), fuzz seeds (the committed seed corpora), explore (the model checker's\n"+
-			"litmus tests, runq scenarios and kernel models), explore kernel (the kernel\n"+
-			"models at preemption bound 2), linearizability (porcupine on histories from\n"+
-			"real cores) and fuzz <Target> (a bounded fuzzing run per target), then prints\n"+
-			"a summary. It exits 1 if a phase failed.\n\n")
+			"litmus tests, runq scenarios, kernel models and netpoll wait slots), explore\n"+
+			"kernel (the kernel models at preemption bound 2, for a quarter of -duration),\n"+
+			"fuzz <Target> (a quarter of -duration shared by the targets) and\n"+
+			"linearizability (porcupine on histories from real cores, for the rest), then\n"+
+			"prints a summary and writes an HTML report. It exits 1 if a phase failed.\n\n")
 		f.fs.PrintDefaults()
 	}
 	return f
@@ -124,9 +138,18 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		f.fs.Usage()
 		return exitUsage
 	}
-	if err := validFuzztime(f.fuzztime); err != nil {
-		fmt.Fprintf(stderr, "vsched check: %v\n", err)
+	if f.fuzztime != "" {
+		if err := validFuzztime(f.fuzztime); err != nil {
+			fmt.Fprintf(stderr, "vsched check: %v\n", err)
+			return exitUsage
+		}
+	}
+	if f.duration <= 0 {
+		fmt.Fprintf(stderr, "vsched check: invalid -duration %v: want a positive duration\n", f.duration)
 		return exitUsage
+	}
+	if f.seed == 0 {
+		f.seed = rand.Uint64N(1<<53-1) + 1 // exact in JSON and in a shell
 	}
 	var filter *regexp.Regexp
 	if f.run != "" {
@@ -137,22 +160,33 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 	}
 	goBin := goBinary()
-	root, err := moduleRoot(ctx, goBin)
+	root, cleanup, err := sourceRoot(ctx, goBin, stderr)
 	if err != nil {
 		// The error names vsched check itself, as the fix is to run it
 		// elsewhere.
 		fmt.Fprintln(stderr, err)
 		return exitFail
 	}
+	defer cleanup()
+	reportPath := f.report
+	if reportPath != "" {
+		if reportPath, err = filepath.Abs(reportPath); err != nil {
+			fmt.Fprintf(stderr, "vsched check: -report: %v\n", err)
+			return exitUsage
+		}
+	}
 
+	start := time.Now()
 	prog := newProgress(stdout, isTerminal(stdout))
+	prog.deadline = start.Add(f.duration)
+	prog.line(fmt.Sprintf("vsched check: seed %d, budget %s, %d CPUs; replay with -seed %d", f.seed, f.duration, runtime.NumCPU(), f.seed))
 	// Say at once that the interrupt was seen: stopping go test can take a
 	// few seconds while a fuzzer winds down.
 	stopNote := context.AfterFunc(ctx, func() {
 		prog.line("vsched check: interrupted; stopping go test")
 	})
-	c := &checker{root: root, goBin: goBin, fuzztime: f.fuzztime, filter: filter, verbose: f.verbose, prog: prog}
-	start := time.Now()
+	c := &checker{root: root, goBin: goBin, fuzztime: f.fuzztime, filter: filter, verbose: f.verbose, prog: prog,
+		duration: f.duration, deadline: start.Add(f.duration), seed: f.seed}
 	results := c.run(ctx)
 	total := time.Since(start)
 	stopNote()
@@ -168,6 +202,17 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	writeFailures(stdout, results)
 	writeSummary(stdout, results, total, v)
+	if reportPath != "" {
+		rep := newReport(ctx, goBin, c, results, start, total, v)
+		if err := writeReport(reportPath, rep); err != nil {
+			fmt.Fprintf(stderr, "vsched check: writing the report: %v\n", err)
+			if v == pass {
+				return exitFail
+			}
+		} else {
+			fmt.Fprintf(stdout, "report: %s\n", reportPath)
+		}
+	}
 	switch v {
 	case pass:
 		return exitPass
@@ -182,11 +227,16 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 type checker struct {
 	root     string // module root; every go test runs there
 	goBin    string
-	fuzztime string
+	fuzztime string         // "" gives each target its share of duration
+	duration time.Duration  // the campaign's budget
+	deadline time.Time      // when the budget runs out
+	seed     uint64         // for rapid and the linearizability stress
 	filter   *regexp.Regexp // nil runs every phase
 	verbose  bool
 	prog     *progress
 	names    []string // every phase met, selected or not, for the -run error
+	lastCmd  string   // the last go command run, for the phase's result
+	budget   time.Duration
 }
 
 func (c *checker) selected(name string) bool {
@@ -206,28 +256,45 @@ func (c *checker) run(ctx context.Context) []result {
 		return ctx.Err() == nil
 	}
 	if !step("properties", c.properties) || !step("fuzz seeds", c.fuzzSeeds) ||
-		!step("explore", c.explore) || !step("explore kernel", c.exploreKernel) ||
-		!step("linearizability", c.linearizability) {
+		!step("explore", c.explore) || !step("explore kernel", c.exploreKernel) {
 		return results
 	}
 	targets, listing := c.fuzzTargets(ctx)
 	if listing != nil {
-		return append(results, *listing)
+		results = append(results, *listing)
 	}
-	for _, t := range targets {
-		fuzz := func(ctx context.Context) result { return c.fuzzTarget(ctx, t) }
+	for i, t := range targets {
+		fuzz := func(ctx context.Context) result { return c.fuzzTarget(ctx, t, len(targets)-i) }
 		if !step("fuzz "+t, fuzz) {
-			break
+			return results
 		}
 	}
+	step("linearizability", c.linearizability)
 	return results
 }
 
+// Shares of the campaign's budget. The fixed phases (properties, fuzz
+// seeds, explore at bound 1) take what they take, about half a minute on
+// two cores; the kernel models at bound 2 and the fuzzers each get a
+// quarter of the budget, and the linearizability stress, which finds more
+// the longer it runs, gets whatever is left.
+const (
+	exploreKernelShare = 4 // 1/4 of -duration
+	fuzzShare          = 4 // 1/4 of -duration, split among the targets
+	// minStress is the least a linearizability stress test runs, even
+	// when the phases before used up the budget.
+	minStress = 5 * time.Second
+)
+
+// remaining is the budget left.
+func (c *checker) remaining() time.Duration { return time.Until(c.deadline) }
+
 func (c *checker) runPhase(ctx context.Context, name string, fn func(context.Context) result) result {
 	c.prog.begin(name)
+	c.lastCmd, c.budget = "", 0
 	start := time.Now()
 	r := fn(ctx)
-	r.phase, r.dur = name, time.Since(start)
+	r.phase, r.dur, r.command, r.budget = name, time.Since(start), c.lastCmd, c.budget
 	if ctx.Err() != nil && r.verdict == fail {
 		// The failure is the kill, not a finding; its output is noise.
 		r.verdict, r.failures = interrupted, nil
@@ -251,7 +318,8 @@ func (c *checker) properties(ctx context.Context) result {
 	if len(pkgs) == 0 {
 		return result{verdict: skip, summary: "no property-test packages yet"}
 	}
-	return c.testJSON(ctx, append([]string{"test", "-count=1", "-json"}, pkgs...), "no tests")
+	// The seeded bugs are the mutation campaign's (vsched mutants).
+	return c.testJSON(ctx, append([]string{"test", "-count=1", "-json", "-skip", "^TestKnownBad"}, pkgs...), "no tests")
 }
 
 // explore runs the explorer's litmus tests, the runq scenarios, the kernel
@@ -269,21 +337,45 @@ func (c *checker) explore(ctx context.Context) result {
 }
 
 // exploreKernel runs the kernel's models again at preemption bound 2 (the
-// explore phase runs them at bound 1), at most 200,000 executions each.
+// explore phase runs them at bound 1), at most 200,000 executions each and
+// a quarter of the budget for all of them.
 func (c *checker) exploreKernel(ctx context.Context) result {
 	if !isDir(filepath.Join(c.root, "kernel")) {
 		return result{verdict: skip, summary: "no ./kernel package yet"}
 	}
+	c.budget = (c.duration / exploreKernelShare).Round(time.Second)
 	return c.testJSON(ctx, []string{"test", "-count=1", "-json", "-tags", "vsched_explore", "-run", "^TestKernelModels$", "./explore",
-		"-args", "-vsched.kernel-bound=2", "-vsched.kernel-executions=200000"}, "no tests")
+		"-args", "-vsched.kernel-bound=2", "-vsched.kernel-executions=200000", "-vsched.kernel-time=" + c.budget.String()}, "no tests")
 }
 
-// linearizability runs the stress tests whose histories porcupine checks.
+// linearizability runs the stress tests whose histories porcupine checks,
+// on every core, sharing the rest of the budget; a failing history's
+// visualization goes to the system's temporary directory.
 func (c *checker) linearizability(ctx context.Context) result {
 	if !isDir(filepath.Join(c.root, "linearizability")) {
 		return result{verdict: skip, summary: "no ./linearizability package yet"}
 	}
-	return c.testJSON(ctx, []string{"test", "-count=1", "-json", "-skip", "^TestKnownBad", "./linearizability"}, "no tests")
+	n := c.countTests(ctx, "./linearizability", "Histories")
+	each := max(c.remaining()/time.Duration(max(n, 1)), minStress).Round(time.Second)
+	c.budget = each * time.Duration(max(n, 1))
+	return c.testJSON(ctx, []string{"test", "-count=1", "-json", "-timeout", "0", "-skip", "^TestKnownBad", "./linearizability"}, "no tests",
+		linearizability.EnvDuration+"="+each.String(), linearizability.EnvSeed+"="+strconv.FormatUint(c.seed, 10))
+}
+
+// countTests counts the tests of pkg whose names match pattern; 0 if
+// listing fails (the phase's own run then reports why).
+func (c *checker) countTests(ctx context.Context, pkg, pattern string) int {
+	out, err := c.goCommand(ctx, "test", "-list", pattern, pkg).Output()
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, l := range strings.Fields(string(out)) {
+		if strings.HasPrefix(l, "Test") {
+			n++
+		}
+	}
+	return n
 }
 
 // fuzzSeeds runs every fuzz target on its seed corpus (f.Add and
@@ -358,10 +450,25 @@ func parseFuzzList(out string) []string {
 // with this bound).
 const fuzzMinimizeTime = "100x"
 
-// fuzzTarget fuzzes one target for -fuzztime. Fuzzing output is plain text
+// rapidSeed is the environment setting that seeds every rapid check.
+func (c *checker) rapidSeed() string { return "RAPID_SEED=" + strconv.FormatUint(c.seed, 10) }
+
+// fuzztimeFor is how long to fuzz a target when left of the targets
+// (this one included) are still to run: -fuzztime if given, else an even
+// part of the fuzzers' share of the budget.
+func (c *checker) fuzztimeFor(left int) string {
+	if c.fuzztime != "" {
+		return c.fuzztime
+	}
+	share := c.duration / fuzzShare / time.Duration(max(left, 1))
+	c.budget = max(share, time.Second).Round(time.Second)
+	return c.budget.String()
+}
+
+// fuzzTarget fuzzes one target for its time. Fuzzing output is plain text
 // (go test -json does not carry the coordinator's progress any better), so
 // it is read line by line.
-func (c *checker) fuzzTarget(ctx context.Context, target string) result {
+func (c *checker) fuzzTarget(ctx context.Context, target string, left int) result {
 	o := newFuzzOutcome()
 	out := &lineWriter{fn: func(line string) {
 		o.addLine(line)
@@ -372,7 +479,7 @@ func (c *checker) fuzzTarget(ctx context.Context, target string) result {
 			c.prog.line(line)
 		}
 	}}
-	cmd := c.goCommand(ctx, "test", "-run", "^$", "-fuzz", "^"+target+"$", "-fuzztime", c.fuzztime,
+	cmd := c.goCommand(ctx, "test", "-run", "^$", "-fuzz", "^"+target+"$", "-fuzztime", c.fuzztimeFor(left),
 		"-fuzzminimizetime", fuzzMinimizeTime, "./"+fuzzDir)
 	// One writer for both streams: exec then shares one pipe, so the lines
 	// arrive in the order go test wrote them.
@@ -412,9 +519,10 @@ func judgeFuzz(target string, o *fuzzOutcome, runErr error) result {
 	return r
 }
 
-// testJSON runs go test -json with args and judges its event stream; none is
-// the reason given when the packages hold no tests at all.
-func (c *checker) testJSON(ctx context.Context, args []string, none string) result {
+// testJSON runs go test -json with args and env added to the environment,
+// and judges its event stream; none is the reason given when the packages
+// hold no tests at all.
+func (c *checker) testJSON(ctx context.Context, args []string, none string, env ...string) result {
 	t := newTally()
 	var stderr []string
 	// show reassembles go test's text from the events for -v, whole lines
@@ -441,6 +549,7 @@ func (c *checker) testJSON(ctx context.Context, args []string, none string) resu
 		}
 	}}
 	cmd := c.goCommand(ctx, args...)
+	cmd.Env = append(cmd.Environ(), env...)
 	cmd.Stdout, cmd.Stderr = stdout, errw
 	err := c.runCommand(ctx, cmd)
 	stdout.flush()
@@ -483,6 +592,8 @@ func judgeTests(t *tally, stderr []string, runErr error, none string) result {
 func (c *checker) goCommand(ctx context.Context, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, c.goBin, args...)
 	cmd.Dir = c.root
+	// Every rapid check of the campaign draws from the campaign's seed.
+	cmd.Env = append(os.Environ(), c.rapidSeed())
 	stopOnCancel(cmd)
 	return cmd
 }
@@ -490,14 +601,34 @@ func (c *checker) goCommand(ctx context.Context, args ...string) *exec.Cmd {
 // runCommand runs cmd, announcing it under -v, and after a cancellation
 // removes whatever the go command left running.
 func (c *checker) runCommand(ctx context.Context, cmd *exec.Cmd) error {
+	c.lastCmd = strings.Join(append(envPrefix(cmd), "go"), " ") + " " + strings.Join(quoteArgs(cmd.Args[1:]), " ")
 	if c.verbose {
-		c.prog.line("$ go " + strings.Join(quoteArgs(cmd.Args[1:]), " "))
+		c.prog.line("$ " + c.lastCmd)
 	}
 	err := cmd.Run()
 	if ctx.Err() != nil {
 		killLeftovers(cmd)
 	}
 	return err
+}
+
+// envPrefix is the environment a command adds to vsched's own, as
+// NAME=value words to put before it.
+func envPrefix(cmd *exec.Cmd) []string {
+	if cmd.Env == nil {
+		return nil
+	}
+	own := map[string]bool{}
+	for _, kv := range os.Environ() {
+		own[kv] = true
+	}
+	var added []string
+	for _, kv := range cmd.Env {
+		if !own[kv] {
+			added = append(added, quoteArgs([]string{kv})[0])
+		}
+	}
+	return added
 }
 
 // quoteArgs quotes the arguments a shell would mangle, so that a command
@@ -535,14 +666,14 @@ func moduleRoot(ctx context.Context, goBin string) (string, error) {
 	if dir := os.Getenv(rootEnv); dir != "" {
 		abs, err := filepath.Abs(dir)
 		if err != nil {
-			return "", fmt.Errorf("vsched check: %s: %v", rootEnv, err)
+			return "", fmt.Errorf("vsched: %s: %v", rootEnv, err)
 		}
 		if _, err := os.Stat(filepath.Join(abs, "go.mod")); err != nil {
-			return "", fmt.Errorf("vsched check: %s=%s is not a module root: %v", rootEnv, dir, err)
+			return "", fmt.Errorf("vsched: %s=%s is not a module root: %v", rootEnv, dir, err)
 		}
 		return abs, nil
 	}
-	const wrong = "vsched check must run inside a clone of " + modulePath
+	const wrong = "vsched must run inside a clone of " + modulePath
 	var errOut bytes.Buffer
 	cmd := exec.CommandContext(ctx, goBin, "list", "-m", "-f", "{{.Dir}}")
 	cmd.Stderr = &errOut

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -550,15 +551,59 @@ func TestRunHelpListsCommands(t *testing.T) {
 	if code := run(context.Background(), []string{"help"}, &stdout, &stderr); code != exitPass {
 		t.Errorf("exit %d, want 0", code)
 	}
-	if !strings.Contains(stdout.String(), "check") {
-		t.Errorf("usage does not list check:\n%s", stdout.String())
-	}
-	stdout.Reset()
-	run(context.Background(), []string{"help", "check"}, &stdout, &stderr)
-	for _, flag := range []string{"-fuzztime", "-run", "-v"} {
-		if !strings.Contains(stdout.String(), flag) {
-			t.Errorf("help check does not document %s:\n%s", flag, stdout.String())
+	for _, cmd := range []string{"check", "mutants"} {
+		if !strings.Contains(stdout.String(), cmd) {
+			t.Errorf("usage does not list %s:\n%s", cmd, stdout.String())
 		}
+	}
+	for cmd, flags := range map[string][]string{
+		"check":   {"-duration", "-report", "-seed", "-fuzztime", "-run", "-v"},
+		"mutants": {"-run", "-fast", "-all", "-markdown", "-v"},
+	} {
+		stdout.Reset()
+		run(context.Background(), []string{"help", cmd}, &stdout, &stderr)
+		for _, flag := range flags {
+			if !strings.Contains(stdout.String(), flag) {
+				t.Errorf("help %s does not document %s:\n%s", cmd, flag, stdout.String())
+			}
+		}
+	}
+}
+
+func TestFuzzersShareAQuarterOfTheBudget(t *testing.T) {
+	c := &checker{duration: 2 * time.Minute}
+	if got := c.fuzztimeFor(2); got != "15s" {
+		t.Errorf("first of two targets: %s, want 15s", got)
+	}
+	if got := c.fuzztimeFor(1); got != "30s" {
+		t.Errorf("last target: %s, want 30s", got)
+	}
+	c = &checker{duration: 2 * time.Second}
+	if got := c.fuzztimeFor(3); got != "1s" {
+		t.Errorf("a tiny budget: %s, want the 1s floor", got)
+	}
+	c.fuzztime = "500x"
+	if got := c.fuzztimeFor(3); got != "500x" {
+		t.Errorf("with -fuzztime: %s, want 500x", got)
+	}
+}
+
+func TestTallyAddsUpTheWorkTheVerifiersLogged(t *testing.T) {
+	var b strings.Builder
+	for _, out := range []string{
+		"    kernel_test.go:264: explored 9983 executions (1004 pruned by sleep sets or the bound), preemption bound 2, complete\n",
+		"    kernel_test.go:264: explored 17 executions (0 pruned by sleep sets or the bound), preemption bound 2, complete\n",
+		"    stress_test.go:57: queue mode, runq.Size 256, seed 3: 12 rounds, 2400 operations checked, 0 rounds timed out\n",
+	} {
+		ev, _ := json.Marshal(testEvent{Action: "output", Package: "p", Test: "TestX", Output: out})
+		b.Write(append(ev, '\n'))
+	}
+	tl := tallyOf(t, b.String())
+	if tl.counts.executions != 10000 || tl.counts.operations != 2400 {
+		t.Fatalf("executions %d, operations %d; want 10000 and 2400", tl.counts.executions, tl.counts.operations)
+	}
+	if got := tl.counts.live(); !strings.Contains(got, "10,000 executions explored; 2,400 operations checked") {
+		t.Errorf("live status %q", got)
 	}
 }
 
@@ -566,6 +611,9 @@ func TestCheckRejectsBadFlagsBeforeRunningAnything(t *testing.T) {
 	t.Setenv(rootEnv, "/nonexistent-so-a-lookup-would-fail")
 	for _, args := range [][]string{
 		{"-fuzztime", "soon"},
+		{"-duration", "0s"},
+		{"-duration", "-1m"},
+		{"-seed", "many"},
 		{"-run", "("},
 		{"extra"},
 	} {

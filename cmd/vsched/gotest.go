@@ -34,13 +34,29 @@ type testCounts struct {
 	// brokenPkgs counts packages that failed with no failing top-level test:
 	// a build failure, a panic in TestMain or init, a test binary that exited.
 	brokenPkgs int
+	// executions and operations add up what the tests logged: the
+	// explorer's "explored N executions" and the linearizability
+	// checker's "N operations checked".
+	executions, operations int64
 }
 
 func (c testCounts) total() int { return c.passed + c.failed + c.skipped }
 
 // live is the short form the status line shows while tests run.
 func (c testCounts) live() string {
-	return fmt.Sprintf("%d passed, %d failed", c.passed, c.failed)
+	return fmt.Sprintf("%d passed, %d failed", c.passed, c.failed) + c.work()
+}
+
+// work is what the tests checked beyond their count, if they said.
+func (c testCounts) work() string {
+	var s string
+	if c.executions > 0 {
+		s += "; " + groupDigits(c.executions) + " executions explored"
+	}
+	if c.operations > 0 {
+		s += "; " + groupDigits(c.operations) + " operations checked"
+	}
+	return s
 }
 
 func (c testCounts) String() string {
@@ -52,7 +68,26 @@ func (c testCounts) String() string {
 	default:
 		s += fmt.Sprintf("; %d package errors", c.brokenPkgs)
 	}
-	return s
+	return s + c.work()
+}
+
+// The log lines of the verifiers that say how much they checked.
+var (
+	executionsLogged = regexp.MustCompile(`\bexplored (\d+) executions\b`)
+	operationsLogged = regexp.MustCompile(`\b(\d+) operations checked\b`)
+)
+
+// countWork adds what one line of a test's output says it checked.
+func (c *testCounts) countWork(out string) {
+	for _, w := range []struct {
+		re  *regexp.Regexp
+		dst *int64
+	}{{executionsLogged, &c.executions}, {operationsLogged, &c.operations}} {
+		if m := w.re.FindStringSubmatch(out); m != nil {
+			n, _ := strconv.ParseInt(m[1], 10, 64)
+			*w.dst += n
+		}
+	}
 }
 
 // failure is the output kept for one thing that failed, printed after the
@@ -135,6 +170,7 @@ func (t *tally) add(ev testEvent) {
 		if isFraming(ev.Output) {
 			return
 		}
+		t.counts.countWork(ev.Output)
 		n := t.node(testKey{ev.Package, ev.Test})
 		if h := strings.TrimSuffix(ev.Output, "\n"); n.header == "" && isVerdictLine(h, ev.Test) {
 			n.header = h

@@ -26,7 +26,12 @@ type progress struct {
 	tty   bool
 	width int // terminal columns; the status line is cut to fit
 
+	// deadline, when set, is when the campaign's budget runs out; the
+	// status line counts down to it.
+	deadline time.Time
+
 	mu         sync.Mutex
+	failed     int       // phases failed so far
 	start      time.Time // when the campaign started
 	phase      string    // the running phase; empty between phases
 	phaseStart time.Time
@@ -103,7 +108,18 @@ func (p *progress) begin(name string) {
 		p.draw()
 		return
 	}
-	p.println("=== " + name)
+	p.println("=== " + name + p.left(time.Now()))
+}
+
+// left says how much of the budget remains, or nothing without one.
+func (p *progress) left(now time.Time) string {
+	if p.deadline.IsZero() {
+		return ""
+	}
+	if d := p.deadline.Sub(now); d > 0 {
+		return " (" + formatElapsed(d) + " left)"
+	}
+	return " (budget spent)"
 }
 
 // status replaces the running phase's counts ("12 passed, 0 failed").
@@ -128,6 +144,9 @@ func (p *progress) end(r result) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.phase = "" // first, so that println does not draw the finished phase again
+	if r.verdict == fail {
+		p.failed++
+	}
 	p.println(endLine(r))
 }
 
@@ -172,7 +191,10 @@ func (p *progress) draw() {
 		return
 	}
 	now := time.Now()
-	s := fmt.Sprintf("%s  %s  (total %s)", p.phase, formatElapsed(now.Sub(p.phaseStart)), formatElapsed(now.Sub(p.start)))
+	s := fmt.Sprintf("%s  %s  (total %s)%s", p.phase, formatElapsed(now.Sub(p.phaseStart)), formatElapsed(now.Sub(p.start)), p.left(now))
+	if p.failed > 0 {
+		s += fmt.Sprintf("  %d failed so far", p.failed)
+	}
 	if p.detail != "" {
 		s += "  " + p.detail
 	}

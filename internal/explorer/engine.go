@@ -27,6 +27,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unsafe"
 )
 
@@ -65,6 +66,10 @@ type Config struct {
 	// MaxExecutions caps the executions explored, counting the pruned
 	// ones; 0 means 1,000,000.
 	MaxExecutions int
+	// MaxDuration, when positive, stops the search after this much time,
+	// at the end of an execution, as MaxExecutions does: the result then
+	// covers a prefix of the depth-first search.
+	MaxDuration time.Duration
 	// MaxSteps is the livelock budget: a thread that takes more steps in
 	// one execution is reported. 0 means 10,000.
 	MaxSteps int
@@ -270,6 +275,7 @@ func Run(cfg Config, model func()) (Result, error) {
 		}
 		return res, nil
 	}
+	start := time.Now()
 	for {
 		e := ex.run(model, false)
 		switch e.outcome {
@@ -286,7 +292,7 @@ func Run(cfg Config, model func()) (Result, error) {
 			res.Complete = true
 			return res, nil
 		}
-		if res.Executions+res.Pruned >= cfg.MaxExecutions {
+		if res.Executions+res.Pruned >= cfg.MaxExecutions || cfg.MaxDuration > 0 && time.Since(start) >= cfg.MaxDuration {
 			return res, nil
 		}
 	}
