@@ -48,9 +48,9 @@ type machine struct {
 
 type reportPhase struct {
 	Name, ID, Verdict, Summary, Duration, Budget string
-	What                                     string // what the verifier is
-	Command                                  string
-	Failures                                 []reportFailure
+	What                                         string // what the verifier is
+	Command                                      string
+	Failures                                     []reportFailure
 }
 
 type reportFailure struct {
