@@ -1,6 +1,7 @@
 // Command vsched runs the verification campaign of the vsched scheduler: the
-// layers of the verification pyramid, one after another, with live progress
-// and one verdict at the end.
+// layers of the verification pyramid, one after another, with live progress,
+// one verdict at the end and an HTML report; and the mutation campaign that
+// measures those verifiers.
 //
 // Usage:
 //
@@ -9,56 +10,112 @@
 //
 // Commands:
 //
-//	check   run the property tests, the fuzz seed corpora, the explorer,
-//	        the linearizability stress tests and a bounded fuzzing session
-//	        per fuzz target; print a summary table
+//	check    run the property tests, the fuzz seed corpora, the explorer,
+//	         a fuzzing session per fuzz target and the linearizability
+//	         stress within a time budget; print a summary, write a report
+//	mutants  apply each seeded bug to a copy of the module and print which
+//	         verifier killed it, and how fast
+//
+// # check
 //
 // The check command runs these phases in order, each a "go test" in the
 // module root:
 //
-//	properties     go test -count=1 -json ./internal/... ./spec/... ./runq/... ./steal/... ./proptest/...
-//	fuzz seeds     go test -count=1 -json -run '^Fuzz' ./fuzz
-//	explore        go test -count=1 -json -tags vsched_explore -skip '^TestKnownBad' ./explore
-//	linearizability  go test -count=1 -json -skip '^TestKnownBad' ./linearizability
-//	fuzz <Target>  go test -run '^$' -fuzz '^<Target>$' -fuzztime <d> ./fuzz
+//	properties       go test -count=1 -json -skip '^TestKnownBad' ./internal/... ./spec/... ./runq/... ./steal/... ./proptest/...
+//	fuzz seeds       go test -count=1 -json -run '^Fuzz' ./fuzz
+//	explore          go test -count=1 -json -tags vsched_explore -skip '^TestKnownBad' ./explore ./netpoll
+//	explore kernel   go test -count=1 -json -tags vsched_explore -run '^TestKernelModels$' ./explore -args -vsched.kernel-bound=2 ...
+//	fuzz <Target>    go test -run '^$' -fuzz '^<Target>$' -fuzztime <share> ./fuzz
+//	linearizability  go test -count=1 -json -skip '^TestKnownBad' ./linearizability (VSCHED_LIN_DURATION=<share>)
 //
-// The targets of the last phase are those "go test -list '^Fuzz' ./fuzz"
+// The budget (-duration, default 3m) is spent so: the first three phases
+// take what they take (about half a minute on two cores); the kernel models
+// at preemption bound 2 get a quarter of it; the fuzz targets share another
+// quarter; the linearizability stress, on every core, gets whatever is left,
+// at least 5s per stress test. The seed (-seed, random when not given, and
+// printed) is passed to every rapid check as RAPID_SEED and to the stress
+// as VSCHED_LIN_SEED, so that a failure can be run again with the same
+// draws; the explorer is deterministic and go's fuzzer takes no seed.
+//
+// The targets of the fuzz phases are those "go test -list '^Fuzz' ./fuzz"
 // prints; if listing fails, a "fuzz targets" row reports the failure. A
 // package pattern whose directory does not exist yet is left out, and the
 // output says so; a phase with nothing to run (no package, no test) is
 // reported as SKIP, and skips do not fail the campaign. Test counts are of
 // top-level tests: a failed subtest counts once, as its parent's failure.
-// The output of every failure (failed tests with their subtests, compile
-// errors, panics outside tests, the fuzzer's report) is printed after the
-// last phase, above the summary table. When fuzzing finds a failing input,
-// go test writes it under fuzz/testdata/fuzz/<Target>/ and check prints that
-// path, so the input can be committed; from then on the fuzz seeds phase
-// replays it.
+// The executions the explorer logged and the operations the linearizability
+// checker logged are added up per phase. The output of every failure
+// (failed tests with their subtests, compile errors, panics outside tests,
+// the fuzzer's report) is printed after the last phase, above the summary
+// table. When fuzzing finds a failing input, go test writes it under
+// fuzz/testdata/fuzz/<Target>/ and check prints that path, so the input can
+// be committed; from then on the fuzz seeds phase replays it.
+//
+// The report (-report, default vsched-report.html) is one self-contained
+// HTML file: the verdict; the machine (GOOS/GOARCH, CPU model, cores, Go
+// version) and the seed with the command that repeats the campaign; a table
+// of the phases; per phase a description of the verifier, the exact command
+// it ran, its counts, time and budget; and per failure its output, the
+// explorer's replay command, and porcupine's visualization of a failing
+// history embedded in a frame.
 //
 // Flags of check:
 //
-//	-fuzztime d   how long to fuzz each target: a duration (10s, 5m) or an
-//	              iteration count (1000x), as go test -fuzztime takes it
-//	              (default 10s)
+//	-duration d   the campaign's time budget (default 3m)
+//	-report file  where to write the HTML report ("" for none)
+//	-seed N       the seed of the rapid checks and the stress (0: random)
+//	-fuzztime d   fuzz each target for d, a duration (10s) or an iteration
+//	              count (1000x), instead of its share of the budget
 //	-run regexp   run only the phases whose name matches regexp, for example
-//	              -run properties or -run 'fuzz FuzzPut'; a regexp that
+//	              -run properties or -run 'fuzz FuzzQueue'; a regexp that
 //	              matches no phase is a usage error. The fuzz targets are
 //	              listed whatever -run says, since their phase names are only
 //	              known after that.
 //	-v            print each go command and stream go test's output while
 //	              it runs
 //
-// When standard output is a terminal, check redraws one status line; when it
-// is not (CI logs, pipes), it prints one line when a phase starts and one when
-// it ends. It exits 0 when no phase failed, 1 when one did, 2 on a usage
-// error, and 130 after an interrupt (Ctrl-C; 143 after SIGTERM), once it has
-// stopped the running go test and printed the summary of the phases so far.
-// A second interrupt kills vsched at once.
+// When standard output is a terminal, check redraws one status line (phase,
+// its time, the total time, the budget left, failures so far, and the
+// phase's counts); when it is not (CI logs, pipes), it prints one line when a
+// phase starts and one when it ends. It exits 0 when no phase failed, 1 when
+// one did, 2 on a usage error, and 130 after an interrupt (Ctrl-C; 143 after
+// SIGTERM), once it has stopped the running go test and printed the summary
+// of the phases so far. A second interrupt kills vsched at once.
 //
-// check must run inside a clone of github.com/vsched/vsched; it finds the
-// module root with "go list -m". The environment variable VSCHED_ROOT, when
-// set, names the module root instead and skips the module path check; it
-// exists so that the runner can be tried on a small stand-in module.
+// # mutants
+//
+// The seeded bugs are patches under internal/mutant/testdata/mutants, one
+// per mutant, each with a header that says what the bug does ("git apply"
+// takes them too). The mutants command copies the module to a temporary
+// directory and, for each mutant, writes the patched files, checks that the
+// mutated package builds, and runs the verifiers cheapest first until one
+// fails: proptest, fuzz seeds, explore, the netpoll wait-slot models, the
+// runq stress tests, the kernel models at bound 2, the linearizability
+// stress, and last the mutated package's own tests. A verifier whose tests
+// do not import the mutated package is not run. The table says, per mutant,
+// which verifier killed it, how long that verifier ran, and which test
+// failed. A mutant that survives fails the campaign unless its patch has an
+// "Equivalent:" line saying why no test can tell it from the original.
+//
+// Flags of mutants:
+//
+//	-run regexp  only the mutants whose name matches
+//	-fast        leave out the slow verifiers and the mutants whose patch
+//	             names one of them in an "Expect:" line (what .ci/run runs)
+//	-all         run every verifier on every mutant, not only until the
+//	             first kill
+//	-markdown    print the table as Markdown, as docs/VERIFICATION.md has it
+//	-v           print each go command and the output of each kill
+//
+// # Finding the source
+//
+// vsched runs in a clone of github.com/vsched/vsched; it finds the module
+// root with "go list -m". Installed with go install ...@version and run
+// elsewhere, it fetches its own version's source with "go mod download" and
+// verifies a temporary copy of it; built from a clone and run elsewhere, it
+// says to run it inside the clone. The environment variable VSCHED_ROOT,
+// when set, names the module root instead and skips the module path check;
+// it exists so that the runner can be tried on a small stand-in module.
 package main
 
 import (
