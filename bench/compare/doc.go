@@ -5,10 +5,11 @@
 //
 //	cd bench
 //	GOMAXPROCS=2 go test -run '^$' -bench . -benchmem -count 6 ./compare > bench.txt
-//	benchstat -col /impl bench.txt
+//	go tool benchstat -col /impl bench.txt
 //
-// puts the implementations in columns, with native as the base. A quick
-// smoke run of every benchmark once is
+// puts the implementations in columns, with native as the base (benchstat
+// is a tool of the bench module, in its go.mod). A quick smoke run of every
+// benchmark once is
 //
 //	go test -run '^$' -bench . -benchtime=1x ./compare
 //

@@ -6,9 +6,10 @@
 //
 //	cd bench
 //	go test -run '^$' -bench . -count 6 ./netbench > net.txt
-//	benchstat -col /impl net.txt
+//	go tool benchstat -col /impl net.txt
 //
-// puts the implementations in columns. A smoke run of every benchmark once
+// puts the implementations in columns (benchstat is a tool of the bench
+// module, in its go.mod). A smoke run of every benchmark once
 // is
 //
 //	go test -run '^$' -bench . -benchtime=1x ./netbench
