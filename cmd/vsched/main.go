@@ -15,6 +15,8 @@
 //	         stress within a time budget; print a summary, write a report
 //	mutants  apply each seeded bug to a copy of the module and print which
 //	         verifier killed it, and how fast
+//	bench    run the bench module's benchmarks; print benchstat's table with
+//	         one column per implementation
 //
 // # check
 //
@@ -107,6 +109,50 @@
 //	-markdown    print the table as Markdown, as docs/VERIFICATION.md has it
 //	-v           print each go command and the output of each kill
 //
+// # bench
+//
+// The bench command runs the benchmarks of the bench module (bench/, a
+// module of its own next to the scheduler's) and prints benchstat's table
+// with one column per implementation:
+//
+//	cd bench && go test -run '^$' -bench <regexp> -count <n> [-benchtime d] <pkg>
+//	cd bench && go tool benchstat -col /impl <raw output>
+//
+// Benchmarks are named Benchmark<Workload>/impl=<name>; when the benchmarks
+// that ran have no impl= key (a -bench that picks only single-implementation
+// benchmarks), the table is plain benchstat's, without -col. benchstat is a
+// tool dependency of the bench module (the tool line of bench/go.mod), so
+// the scheduler's own module does not depend on golang.org/x/perf; bench
+// builds it with "go tool -n benchstat" before the first benchmark, so that
+// a missing tool is reported at once. While the benchmarks run, a terminal
+// shows the running benchmark and the number of result lines so far; other
+// output gets one line per benchmark.
+//
+// Flags of bench:
+//
+//	-bench regexp  run the benchmarks matching regexp, as go test -bench
+//	               takes it (default ".": all)
+//	-count n       run each benchmark n times (default 6, the fewest for
+//	               which benchstat gives a confidence interval)
+//	-benchtime d   run each benchmark for d: a duration (2s) or an
+//	               iteration count (100x) (default go test's, 1s)
+//	-pkg pattern   the packages to benchmark, relative to bench/; several
+//	               patterns are separated by spaces (default ./...)
+//	-o file        also write go test's raw output to file, to run
+//	               benchstat on again with other options
+//	-v             print each go command and stream go test's raw output
+//
+// bench exits 0 once it has printed the table, 1 when go test or benchstat
+// fails (with go test's failure output, and the table of the results that
+// completed), 2 on a usage error (including a -bench that matches no
+// benchmark and an -o file that cannot be created), and 130 after an
+// interrupt (143 after SIGTERM), once it has stopped go test and printed
+// the table of the results so far. It finds the module root the way check
+// does (go list -m, or VSCHED_ROOT), and needs a clone: the module's
+// released source, which check and mutants can fetch, leaves out bench/,
+// a module of its own.
+
+//
 // # Finding the source
 //
 // vsched runs in a clone of github.com/vsched/vsched; it finds the module
@@ -153,6 +199,12 @@ func commands() []command {
 			summary: "apply each seeded bug to a copy of the module; print which verifier killed it",
 			run:     runMutants,
 			help:    func(w io.Writer) { newMutantsFlags(w).fs.Usage() },
+		},
+		{
+			name:    "bench",
+			summary: "run the bench module's benchmarks; print benchstat's side-by-side table",
+			run:     runBench,
+			help:    func(w io.Writer) { newBenchFlags(w).fs.Usage() },
 		},
 	}
 }
