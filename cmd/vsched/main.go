@@ -152,7 +152,6 @@
 // released source, which check and mutants can fetch, leaves out bench/,
 // a module of its own.
 
-//
 // # Finding the source
 //
 // vsched runs in a clone of github.com/vsched/vsched; it finds the module
