@@ -151,7 +151,7 @@
 // does (go list -m, or VSCHED_ROOT), and needs a clone: the module's
 // released source, which check and mutants can fetch, leaves out bench/,
 // a module of its own.
-
+//
 // # Finding the source
 //
 // vsched runs in a clone of github.com/vsched/vsched; it finds the module
