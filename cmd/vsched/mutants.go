@@ -51,7 +51,7 @@ func mutantVerifiers() []campaignVerifier {
 		{name: "stress", pkgs: []string{"./runq"}, slow: true,
 			args: []string{"-run", "^(TestConcurrentStealsConsumeEveryItemExactlyOnce|TestEmptyNeverFalselyTrue)$", "-count", "5"}},
 		{name: "explore kernel", tags: explore, pkgs: []string{"./explore"}, slow: true,
-			args: []string{"-run", "^TestKernelModels$"}, post: []string{"-vsched.kernel-bound=2", "-vsched.kernel-executions=200000"}},
+			args: []string{"-run", "^TestKernelModels$"}, post: []string{"-vsched.kernel-bound=2", "-vsched.kernel-executions=200000", "-vsched.kernel-time=2m"}},
 		{name: "linearizability", tags: explore, pkgs: []string{"./linearizability"}, slow: true,
 			args: []string{"-run", "^TestQueueHistoriesAreLinearizable$", "-count", "3"}, env: []string{"VSCHED_LIN_DURATION=20s"}},
 		{name: "tests", args: []string{"-skip", "^TestKnownBad"}},
