@@ -280,8 +280,8 @@ type mutantCampaign struct {
 func (mc *mutantCampaign) findDeps(ctx context.Context) error {
 	mc.deps = map[string]map[string]bool{}
 	for _, v := range mutantVerifiers() {
-		if v.pkgs == nil {
-			continue
+		if v.pkgs == nil || !slices.ContainsFunc(v.pkgs, func(p string) bool { return isDir(filepath.Join(mc.dir, p)) }) {
+			continue // the mutated package's own tests, or a verifier this module lacks
 		}
 		args := []string{"list", "-deps", "-test"}
 		if v.tags != "" {

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/vsched/vsched/internal/mutant"
+)
+
+// standInMutantsModule writes a module with one package, p, whose test
+// checks Add, and four patches: one the test kills, one it cannot see, one
+// that says why it is equivalent, and one that does not compile.
+func standInMutantsModule(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	files := map[string]string{
+		"go.mod":      "module example.com/standin\n\ngo 1.25\n",
+		"p/p.go":      "package p\n\n// Add adds.\nfunc Add(a, b int) int {\n\treturn a + b\n}\n\n// Unused is never called.\nfunc Unused() int {\n\treturn 1\n}\n",
+		"p/p_test.go": "package p\n\nimport \"testing\"\n\nfunc TestAddAdds(t *testing.T) {\n\tif Add(2, 3) != 5 {\n\t\tt.Fatal(\"Add(2, 3) != 5\")\n\t}\n}\n",
+	}
+	patch := func(name, header, old, new string) string {
+		return name + ": " + header + "\n\n--- a/p/p.go\n+++ b/p/p.go\n@@ -4,3 +4,3 @@\n" + old + new
+	}
+	addHunk := " func Add(a, b int) int {\n-\treturn a + b\n"
+	unusedHunk := "@@ -9,3 +9,3 @@\n func Unused() int {\n-\treturn 1\n+\treturn 2\n }\n"
+	files[mutant.PatchDir+"/add-subtracts.patch"] = patch("add-subtracts", "subtracts.", addHunk, "+\treturn a - b\n }\n")
+	files[mutant.PatchDir+"/unused-changed.patch"] = "unused-changed: changes what nothing calls.\n\n--- a/p/p.go\n+++ b/p/p.go\n" + unusedHunk
+	files[mutant.PatchDir+"/unused-equivalent.patch"] = "unused-equivalent: changes what nothing calls.\n\nEquivalent: nothing calls Unused.\n\n--- a/p/p.go\n+++ b/p/p.go\n" + unusedHunk
+	files[mutant.PatchDir+"/does-not-compile.patch"] = patch("does-not-compile", "is not Go.", addHunk, "+\treturn a +\n }\n")
+	for name, text := range files {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+func TestMutantsTableSaysWhatKilledEachMutantAndFailsOnASurvivor(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go test on a stand-in module")
+	}
+	root := standInMutantsModule(t)
+	t.Setenv(rootEnv, root)
+	var stdout, stderr bytes.Buffer
+	code := runMutants(context.Background(), nil, &stdout, &stderr)
+	out := stdout.String()
+	if code != exitFail {
+		t.Fatalf("exit %d, want %d (a survivor and a broken patch):\n%s\n%s", code, exitFail, out, stderr.String())
+	}
+	for _, row := range []string{
+		`add-subtracts\s+p\s+killed\s+tests\s+\S+\s+TestAddAdds`,
+		`unused-changed\s+p\s+SURVIVED\s+-`,
+		`unused-equivalent\s+p\s+equivalent\s+-\s+-\s+nothing calls Unused`,
+		`does-not-compile\s+p\s+BROKEN\s+-\s+-\s+does not build`,
+		`mutants: FAIL \(4 mutants: `,
+	} {
+		if !regexp.MustCompile(row).MatchString(out) {
+			t.Errorf("output lacks a row matching %q:\n%s", row, out)
+		}
+	}
+	// The mutants were applied to a copy: the module is as it was.
+	src, err := os.ReadFile(filepath.Join(root, "p", "p.go"))
+	if err != nil || !strings.Contains(string(src), "return a + b") || !strings.Contains(string(src), "return 1") {
+		t.Errorf("the stand-in module was changed: %s %v", src, err)
+	}
+
+	stdout.Reset()
+	if code := runMutants(context.Background(), []string{"-run", "add|equivalent", "-markdown"}, &stdout, &stderr); code != exitPass {
+		t.Errorf("-run add|equivalent: exit %d, want 0:\n%s", code, stdout.String())
+	}
+	if !strings.Contains(stdout.String(), "| `add-subtracts` | p | subtracts. | killed | tests |") {
+		t.Errorf("-markdown table:\n%s", stdout.String())
+	}
+}
+
+func TestMutantsRejectsBadFlagsAndAFilterThatMatchesNothing(t *testing.T) {
+	t.Setenv(rootEnv, standInMutantsModule(t))
+	for _, args := range [][]string{{"-run", "("}, {"extra"}, {"-run", "no-such-mutant"}} {
+		var stdout, stderr bytes.Buffer
+		if code := runMutants(context.Background(), args, &stdout, &stderr); code != exitUsage {
+			t.Errorf("mutants %q: exit %d, want %d; stderr:\n%s", args, code, exitUsage, stderr.String())
+		}
+	}
+}
+
+func TestKillSymptomNamesTheFailedTestOrThePanic(t *testing.T) {
+	for out, want := range map[string]string{
+		"=== RUN TestX\n--- FAIL: TestKernelModels/SpawnVsIdle (0.31s)\nFAIL\n": "TestKernelModels/SpawnVsIdle",
+		"panic: test timed out after 3m0s\n\trunning tests:\n":                  "panic: test timed out after 3m0s",
+		"fatal error: findRunnable: negative nmspinning\n":                      "fatal error: findRunnable: negative nmspinning",
+		"exit status 2\n": "go test failed",
+	} {
+		if got := killSymptom(out); got != want {
+			t.Errorf("killSymptom(%q) = %q, want %q", out, got, want)
+		}
+	}
+}
