@@ -21,13 +21,7 @@ import (
 // slice, every local queue's length and the global queue's length must agree
 // with the specification, whose own invariants are checked too.
 func CheckKernel(t *rapid.T) {
-	procs := rapid.IntRange(1, 4).Draw(t, "procs")
-	mk, err := kernel.TestHookManual(testhook.Key{}, procs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &kernelSystem{t: t, mk: mk, k: mk.Kernel(), s: spec.NewScheduler(procs, runq.Size),
-		procs: procs, wakers: map[int]kernelWaker{}}
+	s := newKernelSystem(t, rapid.IntRange(1, 4).Draw(t, "procs"))
 	t.Repeat(map[string]func(*rapid.T){
 		"submit":   s.submit,
 		"schedule": s.schedule,
@@ -51,6 +45,33 @@ func CheckKernel(t *rapid.T) {
 	})
 }
 
+// CheckKernelStealPasses is CheckKernel from a state that its random
+// walk reaches too rarely to be a check: an idle P steals while the other
+// Ps hold nothing, only a runnext, or ring items as well. Each of those Ps
+// first runs a task that spawns 0 to 3 children (the first child lands in
+// runnext, each later one kicks the one before to the ring). The runtime
+// takes a victim's runnext only on the last of its four passes, so a thief
+// whose order meets a P with only a runnext first must pass it by and
+// steal the ring items of a P behind it.
+func CheckKernelStealPasses(t *rapid.T) {
+	s := newKernelSystem(t, rapid.IntRange(3, 4).Draw(t, "procs"))
+	thief := rapid.IntRange(0, s.procs-1).Draw(t, "thief")
+	for p := range s.procs {
+		if p == thief {
+			continue
+		}
+		s.submitSpawner(t, rapid.IntRange(0, 3).Draw(t, fmt.Sprintf("children spawned on P%d", p)))
+		if !s.scheduleOn(t, p) {
+			mismatch(t, "P%d ran nothing although a task was submitted", p)
+		}
+		s.check(t)
+	}
+	for range rapid.IntRange(1, 3).Draw(t, "steals") {
+		s.scheduleOn(t, thief)
+		s.check(t)
+	}
+}
+
 // kernelSystem is the kernel and its specification, operated together.
 type kernelSystem struct {
 	t      *rapid.T // the current step's
@@ -70,6 +91,17 @@ type kernelSystem struct {
 type kernelWaker struct {
 	real *kernel.Waker
 	spec spec.Waker
+}
+
+// newKernelSystem returns a manual kernel of procs Ps and its
+// specification.
+func newKernelSystem(t *rapid.T, procs int) *kernelSystem {
+	mk, err := kernel.TestHookManual(testhook.Key{}, procs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &kernelSystem{t: t, mk: mk, k: mk.Kernel(), s: spec.NewScheduler(procs, runq.Size),
+		procs: procs, wakers: map[int]kernelWaker{}}
 }
 
 func (s *kernelSystem) submit(t *rapid.T) {
@@ -110,6 +142,25 @@ func (s *kernelSystem) task(g int) func(*kernel.Ctx) {
 			}
 		}
 	}
+}
+
+// submitSpawner submits a task that, when it runs, spawns that many
+// children and does nothing else.
+func (s *kernelSystem) submitSpawner(t *rapid.T, children int) {
+	s.t = t
+	g := s.s.Submit()
+	must(t, s.k.Go(func(c *kernel.Ctx) {
+		t := s.t
+		if s.ran != 0 {
+			mismatch(t, "task %d ran inside the run of task %d", g, s.ran)
+		}
+		s.ran = g
+		for range children {
+			child, err := s.s.Spawn(s.p)
+			must(t, err)
+			c.Go(s.task(child))
+		}
+	}))
 }
 
 // pickWaker draws one of the tasks' last parks.

@@ -19,3 +19,7 @@ func TestOrderStridesAreCoprimesWithDistinctSeeds(t *testing.T) {
 }
 
 func TestKernelMatchesSpec(t *testing.T) { rapid.Check(t, CheckKernel) }
+
+func TestKernelStealsRunnextOnlyOnTheLastPass(t *testing.T) {
+	rapid.Check(t, CheckKernelStealPasses)
+}
