@@ -664,3 +664,30 @@ func TestBlockAfterCloseDropsTheLocalQueueAndDoesNotHoldCloseUp(t *testing.T) {
 		close(release)
 	}
 }
+
+// wakep starts an M only when no M spins (the runtime's wakep): a spinner
+// is bound to find what the caller published, or to start another M when
+// it finds work itself (resetspinning). Starting one more spinner per
+// wakep while one spins would wake an M for every spawn of a busy kernel.
+// The kernel has no monitor and has run nothing, so no M exists until
+// wakep starts one; an M counted as spinning stands in for a real one.
+func TestWakepStartsNoMWhileAnMSpins(t *testing.T) {
+	k := newKernel(t, WithProcs(2), stressNoMonitor)
+	ms := func() int {
+		k.lock.Lock()
+		defer k.lock.Unlock()
+		return k.mcount
+	}
+	k.nmspinning.Add(1)
+	k.wakep()
+	idle, started := k.npidle.Load(), ms()
+	k.nmspinning.Add(-1)
+	if idle != 2 || started != 0 {
+		t.Fatalf("wakep with an M spinning took an idle P and started an M: %d idle Ps, %d Ms; want 2 and 0", idle, started)
+	}
+	// With nobody spinning, it starts one.
+	k.wakep()
+	if started := ms(); started != 1 {
+		t.Fatalf("wakep with no M spinning and an idle P started %d Ms, want 1", started)
+	}
+}
