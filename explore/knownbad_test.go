@@ -92,6 +92,7 @@ func TestKnownBadKernelsAreReported(t *testing.T) {
 		{mutant.Named("stop-break-lost"), all},
 		{mutant.Named("no-blocking-poller"), all},
 		{mutant.Named("needspinning-ignored"), byModels("^TestKernelModels$/^SpawnVsIdle$/^Go$", "2")},
+		{mutant.Named("eager-block-not-handed-off"), byModels("^TestKernelModels$/^BlockHandoffVsSubmit$/^eager$", "1")},
 	} {
 		t.Run(c.m.Name, func(t *testing.T) {
 			t.Parallel()
@@ -118,6 +119,7 @@ func TestKnownBadWaitSlotsAreReported(t *testing.T) {
 		mutant.Named("ready-not-latched"),
 		mutant.Named("deadline-seq-ignored"),
 		mutant.Named("wait-skips-err-check"),
+		mutant.Named("close-wakes-nobody"),
 	} {
 		t.Run(m.Name, func(t *testing.T) {
 			t.Parallel()
