@@ -31,9 +31,10 @@ const (
 	publishEvery = 64
 
 	// forcePreempt is how long a runnext chain may share one time slice
-	// before the monitor breaks it (forcePreemptNS), and how long a P may
-	// stay in Block with work queued behind it before the monitor retakes
-	// it anyway (the 10 ms of retake's syscall check).
+	// before the monitor breaks it (forcePreemptNS), and how long a P in
+	// Block with an empty local queue is left alone while another M spins
+	// or a P is idle (the 10 ms of retake's syscall check); a P with local
+	// work queued is retaken at the monitor's next round.
 	forcePreempt = 10 * time.Millisecond
 
 	// monitorMinDelay and monitorMaxDelay bound the monitor's sleep while

@@ -21,7 +21,8 @@
 // That is not every interleaving. A grab reads head, then tail, copies, and
 // commits by CAS; an owner operation between those steps (a stale
 // observation, a torn read of head and tail) is reached here only by the
-// concurrent stress tests of package runq, and systematically by the
-// explorer and the linearizability checker of the verification-engines
-// work, which check the results against spec.Queue.GrabOutcomes.
+// concurrent stress tests of package runq, by the linearizability checker
+// on real cores, and systematically by the explorer's runq scenarios; both
+// judge the histories with the linearizability package's models, which are
+// built on spec.Queue.
 package proptest
