@@ -92,8 +92,8 @@
 // directory and, for each mutant, writes the patched files, checks that the
 // mutated package builds, and runs the verifiers cheapest first until one
 // fails: proptest, fuzz seeds, explore, the netpoll wait-slot models, the
-// runq stress tests, the kernel models at bound 2, the linearizability
-// stress, and last the mutated package's own tests. A verifier whose tests
+// mutated package's own tests, and then the slow ones: the runq stress
+// tests, the kernel models at bound 2 and the linearizability stress. A verifier whose tests
 // do not import the mutated package is not run. The table says, per mutant,
 // which verifier killed it, how long that verifier ran, and which test
 // failed. A mutant that survives fails the campaign unless its patch has an

@@ -38,9 +38,9 @@ type campaignVerifier struct {
 }
 
 // mutantVerifiers is the verification suite each mutant faces, cheapest
-// first. The pyramid comes first; the mutated package's own tests come last,
-// so the table says which layer of the pyramid catches a bug before falling
-// back on the unit tests.
+// first: the fast layers of the pyramid, then the mutated package's own
+// tests, then the slow verifiers, which run on real cores for a fixed time
+// or explore a large bound.
 func mutantVerifiers() []campaignVerifier {
 	const explore = "vsched_explore"
 	return []campaignVerifier{
@@ -48,13 +48,13 @@ func mutantVerifiers() []campaignVerifier {
 		{name: "fuzz seeds", pkgs: []string{"./fuzz"}, args: []string{"-run", "^Fuzz"}},
 		{name: "explore", tags: explore, pkgs: []string{"./explore"}, args: []string{"-skip", "^TestKnownBad"}},
 		{name: "explore slots", tags: explore, pkgs: []string{"./netpoll"}, args: []string{"-run", "^TestWaitSlotModels$"}},
+		{name: "tests", args: []string{"-skip", "^TestKnownBad"}},
 		{name: "stress", pkgs: []string{"./runq"}, slow: true,
 			args: []string{"-run", "^(TestConcurrentStealsConsumeEveryItemExactlyOnce|TestEmptyNeverFalselyTrue)$", "-count", "5"}},
 		{name: "explore kernel", tags: explore, pkgs: []string{"./explore"}, slow: true,
 			args: []string{"-run", "^TestKernelModels$"}, post: []string{"-vsched.kernel-bound=2", "-vsched.kernel-executions=200000", "-vsched.kernel-time=2m"}},
 		{name: "linearizability", tags: explore, pkgs: []string{"./linearizability"}, slow: true,
 			args: []string{"-run", "^TestQueueHistoriesAreLinearizable$", "-count", "3"}, env: []string{"VSCHED_LIN_DURATION=20s"}},
-		{name: "tests", args: []string{"-skip", "^TestKnownBad"}},
 	}
 }
 
@@ -461,7 +461,8 @@ func (mc *mutantCampaign) runVerifier(ctx context.Context, v campaignVerifier, m
 	cmd.Dir = mc.dir
 	// A failing rapid check would write a fail file into the copy, and a
 	// failing history its visualization; both are the mutant's, not news.
-	cmd.Env = append(append(os.Environ(), "RAPID_NOFAILFILE=true", "VSCHED_ARTIFACTS="+mc.artifacts), v.env...)
+	// Nor is the shortest counterexample: shrinking stops after a second.
+	cmd.Env = append(append(os.Environ(), "RAPID_NOFAILFILE=true", "RAPID_SHRINKTIME=1s", "VSCHED_ARTIFACTS="+mc.artifacts), v.env...)
 	stopOnCancel(cmd)
 	var buf bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &buf, &buf
