@@ -30,7 +30,7 @@ func Example() {
 	if err := k.Shutdown(context.Background()); err != nil {
 		panic(err)
 	}
-	fmt.Println("tasks run:", ran.Load(), "stats:", k.Stats().TasksRun)
+	fmt.Println("tasks run:", ran.Load(), "stats:", k.Stats().PollCount)
 	// Output: tasks run: 2047 stats: 2047
 }
 
@@ -81,7 +81,7 @@ func ExampleCtx_Block() {
 		fmt.Println("unblocked")
 	})
 	k.Shutdown(context.Background())
-	fmt.Println("hand-offs:", k.Stats().Handoffs)
+	fmt.Println("hand-offs:", k.Stats().HandoffCount)
 	// Output:
 	// unblocked
 	// hand-offs: 1

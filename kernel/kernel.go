@@ -142,7 +142,7 @@ func WithStealPause(pause steal.Pause) Option {
 // is still running (default 10 ms) and an optional hook it calls for each
 // report, from the monitor's goroutine; the hook must not block, and must
 // not call Shutdown or Close, which wait for the monitor to exit. Stalls are
-// counted in [Stats.Stalls] either way. New returns an error wrapping
+// counted in [Stats.StallCount] either way. New returns an error wrapping
 // [ErrBadOption] for a threshold that is not positive.
 func WithStall(threshold time.Duration, hook func(Stall)) Option {
 	return func(k *Kernel) error {
@@ -290,8 +290,8 @@ func (k *Kernel) GoBatch(fns ...func(*Ctx)) error {
 // [ErrClosed]), lets the kernel run what is queued and what running and
 // woken tasks spawn, and returns once no task is runnable or running and
 // every worker has exited. Tasks parked and never woken are not waited for:
-// [Stats.Parked] counts them, and a Wake after Shutdown has returned drops
-// its task ([Stats.Dropped]).
+// [Stats.ParkedTasks] counts them, and a Wake after Shutdown has returned drops
+// its task ([Stats.DroppedCount]).
 //
 // If ctx is done first, Shutdown returns ctx.Err() and the kernel goes on
 // draining; call Close to stop it at once. Shutdown returns [ErrClosed] if
@@ -339,13 +339,13 @@ func (k *Kernel) Shutdown(ctx context.Context) error {
 }
 
 // Close stops the kernel now: intake stops, queued tasks are dropped and
-// counted in [Stats.Dropped], and every worker exits at its next scheduling
+// counted in [Stats.DroppedCount], and every worker exits at its next scheduling
 // point. A task cannot be interrupted, so Close waits for the runs in
 // progress to return (and drops whatever they spawn, yield or wake), except
 // the runs of tasks inside [Ctx.Block], whose blocking call may wait for a
 // task that Close dropped: they end whenever that call returns. Called from
 // inside a task, Close does not wait for that task's own run. Parked tasks
-// stay parked and are counted in [Stats.Parked]. Close may be called more
+// stay parked and are counted in [Stats.ParkedTasks]. Close may be called more
 // than once and always returns nil.
 func (k *Kernel) Close() error {
 	self := k.callerM()

@@ -108,7 +108,7 @@ func TestCtxGoRunsTheChildNextOnTheSameP(t *testing.T) {
 	if got, want := o.String(), "root b a"; got != want {
 		t.Errorf("ran %q, want %q (the newest child in runnext first)", got, want)
 	}
-	if st := k.Stats(); st.RunnextHits != 1 || st.SpawnedLocal != 2 || st.SpawnedRemote != 1 {
+	if st := k.Stats(); st.RunnextCount != 1 || st.LocalScheduleCount != 2 || st.RemoteScheduleCount != 1 {
 		t.Errorf("stats %+v, want 1 runnext hit, 2 local and 1 remote spawn", st)
 	}
 }
@@ -131,8 +131,8 @@ func TestYieldSendsTheTaskToTheGlobalTail(t *testing.T) {
 	if got, want := o.String(), "b a b"; got != want {
 		t.Errorf("ran %q, want %q (a yield goes behind the local queue)", got, want)
 	}
-	if st := k.Stats(); st.Yields != 1 {
-		t.Errorf("Stats.Yields = %d, want 1", st.Yields)
+	if st := k.Stats(); st.YieldCount != 1 {
+		t.Errorf("Stats.YieldCount = %d, want 1", st.YieldCount)
 	}
 }
 
@@ -180,7 +180,7 @@ func TestWakeBeforeTheParkCommitsRunsTheTaskAgainAtOnce(t *testing.T) {
 	if got, want := o.String(), "t t other"; got != want {
 		t.Errorf("ran %q, want %q", got, want)
 	}
-	if st := k.Stats(); st.Parks != 0 || st.Parked != 0 {
+	if st := k.Stats(); st.TaskParkCount != 0 || st.ParkedTasks != 0 {
 		t.Errorf("stats %+v: a park woken before its commit must not count as parked", st)
 	}
 }
@@ -223,13 +223,13 @@ func TestWakeFromOutsideGoesToTheGlobalQueue(t *testing.T) {
 		close(done)
 	})
 	w := <-wakers
-	for k.Stats().Parked == 0 { // the commit publishes at the next idle
+	for k.Stats().ParkedTasks == 0 { // the commit publishes at the next idle
 		runtime.Gosched()
 	}
 	w.Wake()
 	<-done
 	shutdown(t, k)
-	if st := k.Stats(); st.Wakes != 1 || st.Parks != 1 || st.Parked != 0 {
+	if st := k.Stats(); st.TaskWakeCount != 1 || st.TaskParkCount != 1 || st.ParkedTasks != 0 {
 		t.Errorf("stats %+v, want one park and one wake", st)
 	}
 }
@@ -240,7 +240,7 @@ func TestShutdownDoesNotWaitForTasksParkedForever(t *testing.T) {
 		k.Go(func(c *Ctx) { c.Park() })
 	}
 	shutdown(t, k)
-	if st := k.Stats(); st.Parked != 3 || st.Dropped != 0 {
+	if st := k.Stats(); st.ParkedTasks != 3 || st.DroppedCount != 0 {
 		t.Errorf("stats %+v, want 3 parked and none dropped", st)
 	}
 }
@@ -305,8 +305,8 @@ func TestCloseDropsQueuedTasksAndCountsThem(t *testing.T) {
 	<-closed
 	k.Close() // waits until every worker has exited
 	st := k.Stats()
-	if ran.Load() != 0 || st.Dropped != 12 {
-		t.Errorf("%d dropped tasks ran and Stats.Dropped = %d; want 0 and 12 (11 children and the yield)", ran.Load(), st.Dropped)
+	if ran.Load() != 0 || st.DroppedCount != 12 {
+		t.Errorf("%d dropped tasks ran and Stats.DroppedCount = %d; want 0 and 12 (11 children and the yield)", ran.Load(), st.DroppedCount)
 	}
 }
 
@@ -400,8 +400,8 @@ func TestPanicHandlerRecoversAndTheKernelGoesOn(t *testing.T) {
 	if !strings.Contains(string(stack), "TestPanicHandlerRecoversAndTheKernelGoesOn") {
 		t.Errorf("the reported stack does not show the panicking task:\n%s", stack)
 	}
-	if st := k.Stats(); st.Parked != 0 {
-		t.Errorf("Stats.Parked = %d after panicking tasks asked to park, want 0", st.Parked)
+	if st := k.Stats(); st.ParkedTasks != 0 {
+		t.Errorf("Stats.ParkedTasks = %d after panicking tasks asked to park, want 0", st.ParkedTasks)
 	}
 }
 
@@ -449,7 +449,7 @@ func TestBlockHandsThePOffSoThatOtherTasksRun(t *testing.T) {
 			c.Go(func(*Ctx) { after.Add(1) }) // the task has a P again
 		})
 		shutdown(t, k)
-		if st := k.Stats(); st.Handoffs == 0 || after.Load() != 1 {
+		if st := k.Stats(); st.HandoffCount == 0 || after.Load() != 1 {
 			t.Errorf("handoff %d: stats %+v, %d tasks after Block; want a hand-off and 1", h, st, after.Load())
 		}
 	}
@@ -480,8 +480,8 @@ func TestStallsAreReportedToTheHook(t *testing.T) {
 	})
 	s := <-got
 	shutdown(t, k)
-	if s.P < 0 || s.Running < time.Millisecond || k.Stats().Stalls == 0 {
-		t.Errorf("stall %+v, Stats.Stalls %d: want a report of a run past 1ms", s, k.Stats().Stalls)
+	if s.P < 0 || s.Running < time.Millisecond || k.Stats().StallCount == 0 {
+		t.Errorf("stall %+v, Stats.StallCount %d: want a report of a run past 1ms", s, k.Stats().StallCount)
 	}
 }
 
@@ -515,7 +515,7 @@ func TestAnIdleKernelParksEveryWorker(t *testing.T) {
 	// Wait, bounded, for the workers to run out of work and park.
 	for i := 0; i < 100000; i++ {
 		st := k.Stats()
-		if st.IdleProcs == 2 && st.SpinningMs == 0 && k.monMode.Load() == monDeep {
+		if st.IdleWorkers == 2 && st.SpinningWorkers == 0 && k.monMode.Load() == monDeep {
 			return
 		}
 		runtime.Gosched()
@@ -539,9 +539,9 @@ func TestCloseDoesNotWaitForATaskInsideBlock(t *testing.T) {
 		})
 		<-blocked
 		k.Close() // returns although the blocked task's run has not ended
-		if st := k.Stats(); int(st.Dropped)+int(queuedRan.Load()) != 1 {
-			t.Errorf("handoff %d: the queued task ran %d times and Stats.Dropped = %d after Close; want one of them 1",
-				h, queuedRan.Load(), st.Dropped)
+		if st := k.Stats(); int(st.DroppedCount)+int(queuedRan.Load()) != 1 {
+			t.Errorf("handoff %d: the queued task ran %d times and Stats.DroppedCount = %d after Close; want one of them 1",
+				h, queuedRan.Load(), st.DroppedCount)
 		}
 		close(release) // the blocked task ends its run; its spawn is dropped
 	}

@@ -126,8 +126,8 @@ func TestAWokenTaskAndANewWaiterOnTheSameSlotBothEndWell(t *testing.T) {
 		t.Logf("second task: %v", await(t, k, second, "the second task"))
 		shutdown(t, k)
 		s := k.Stats()
-		require.Equal(t, 0, s.IOWaiting)
-		require.Equal(t, 0, s.Parked)
+		require.Equal(t, 0, s.IOWaitingTasks)
+		require.Equal(t, 0, s.ParkedTasks)
 	})
 }
 
@@ -295,8 +295,8 @@ func TestParkAfterWaitReadIsReportedAsMisuse(t *testing.T) {
 	if pv == nil {
 		t.Errorf("Ctx.Park after Ctx.WaitRead in the same run did not panic")
 	}
-	if s.Parked != 0 {
-		t.Errorf("the task returned without asking for anything after its I/O wait, yet Stats.Parked = %d: its stale Park parked it for good", s.Parked)
+	if s.ParkedTasks != 0 {
+		t.Errorf("the task returned without asking for anything after its I/O wait, yet Stats.ParkedTasks = %d: its stale Park parked it for good", s.ParkedTasks)
 	}
 }
 
@@ -371,9 +371,9 @@ func TestStressPingPongOverManySocketpairs(t *testing.T) {
 			require.Zero(t, collect(t, k, done, 2*pairs, "pinger"))
 			shutdown(t, k)
 			s := k.Stats()
-			require.Equal(t, 0, s.IOWaiting)
-			require.Equal(t, 0, s.Parked)
-			require.Greater(t, s.PollWakes, uint64(0))
+			require.Equal(t, 0, s.IOWaitingTasks)
+			require.Equal(t, 0, s.ParkedTasks)
+			require.Greater(t, s.IODriverReadyCount, uint64(0))
 		})
 	}
 }
@@ -428,8 +428,8 @@ func TestStressDeadlinesMovedConcurrently(t *testing.T) {
 	}
 	shutdown(t, k)
 	s := k.Stats()
-	require.Equal(t, 0, s.IOWaiting)
-	require.Equal(t, 0, s.Parked)
+	require.Equal(t, 0, s.IOWaitingTasks)
+	require.Equal(t, 0, s.ParkedTasks)
 }
 
 // Readers wait on descriptors that writers feed and closers close at random
@@ -481,8 +481,8 @@ func TestStressCloseRacingWaits(t *testing.T) {
 	}
 	shutdown(t, k)
 	s := k.Stats()
-	require.Equal(t, 0, s.IOWaiting)
-	require.Equal(t, 0, s.Parked)
+	require.Equal(t, 0, s.IOWaitingTasks)
+	require.Equal(t, 0, s.ParkedTasks)
 }
 
 // Shutdown (or Close) while ping-pongs are in flight and other tasks wait
@@ -543,9 +543,9 @@ func TestStressStopRacingIOWaiters(t *testing.T) {
 					finished++
 				}
 				s := k.Stats()
-				if s.IOWaiting != 0 || s.Parked != 0 || uint64(finished)+s.Dropped != uint64(total) {
+				if s.IOWaitingTasks != 0 || s.ParkedTasks != 0 || uint64(finished)+s.DroppedCount != uint64(total) {
 					t.Fatalf("iteration %d: after the stop and every Close: %d tasks finished, Dropped %d, of %d; IOWaiting %d, Parked %d",
-						iter, finished, s.Dropped, total, s.IOWaiting, s.Parked)
+						iter, finished, s.DroppedCount, total, s.IOWaitingTasks, s.ParkedTasks)
 				}
 			}
 		})
@@ -667,9 +667,9 @@ func raceOn() bool {
 }
 
 // Shutdown is graceful: it runs what is queued and what woken tasks spawn,
-// and Stats.Dropped counts only tasks that Close (or a Wake after the stop)
+// and Stats.DroppedCount counts only tasks that Close (or a Wake after the stop)
 // dropped. A task that the poller has already taken out of its wait slot
-// (woken, counted in PollWakes) must not be dropped by a Shutdown that
+// (woken, counted in IODriverReadyCount) must not be dropped by a Shutdown that
 // returns nil. Here a task writes to the peer of a descriptor on which
 // another task waits, and Shutdown is called at once.
 func TestShutdownNeverDropsATaskThePollerWoke(t *testing.T) {
@@ -689,9 +689,9 @@ func TestShutdownNeverDropsATaskThePollerWoke(t *testing.T) {
 		cancel()
 		s := k.Stats()
 		switch {
-		case s.Dropped > 0:
+		case s.DroppedCount > 0:
 			dropped++
-		case s.IOWaiting == 1:
+		case s.IOWaitingTasks == 1:
 			stillWaiting++
 		default:
 			ran++

@@ -60,7 +60,7 @@ func reader(d *netpoll.Desc, want int, done chan<- error) func(*kernel.Ctx) {
 // waitIOWaiting spins until n tasks wait on the poller (bounded).
 func waitIOWaiting(t *testing.T, k *kernel.Kernel, n int) {
 	t.Helper()
-	for i := 0; k.Stats().IOWaiting != n; i++ {
+	for i := 0; k.Stats().IOWaitingTasks != n; i++ {
 		if i > 10_000_000 {
 			t.Fatalf("IOWaiting never became %d: %+v", n, k.Stats())
 		}
@@ -87,9 +87,9 @@ func TestWaitReadRunsTheTaskAgainOnceReadable(t *testing.T) {
 	require.NoError(t, <-done)
 	shutdown(t, k)
 	s := k.Stats()
-	require.Equal(t, 0, s.IOWaiting)
-	require.GreaterOrEqual(t, s.Parks, uint64(1))
-	require.Equal(t, 0, s.Parked)
+	require.Equal(t, 0, s.IOWaitingTasks)
+	require.GreaterOrEqual(t, s.TaskParkCount, uint64(1))
+	require.Equal(t, 0, s.ParkedTasks)
 }
 
 func TestAnEdgeBeforeTheWaitIsNotLost(t *testing.T) {
@@ -129,7 +129,7 @@ func TestWaitEndsWithDeadlineExceeded(t *testing.T) {
 	err = <-done
 	require.ErrorIs(t, err, os.ErrDeadlineExceeded)
 	shutdown(t, k)
-	require.Equal(t, 0, k.Stats().IOWaiting)
+	require.Equal(t, 0, k.Stats().IOWaitingTasks)
 }
 
 func TestCloseWakesTheWaiterWithErrClosed(t *testing.T) {
@@ -211,8 +211,8 @@ func TestShutdownDoesNotWaitForTasksWaitingOnIO(t *testing.T) {
 	waitIOWaiting(t, k, 1)
 	shutdown(t, k) // returns although a task waits; the poller M exits
 	s := k.Stats()
-	require.Equal(t, 1, s.IOWaiting)
-	require.Equal(t, 1, s.Parked)
+	require.Equal(t, 1, s.IOWaitingTasks)
+	require.Equal(t, 1, s.ParkedTasks)
 	_, err = k.Poller()
 	require.True(t, err == nil || errors.Is(err, kernel.ErrClosed))
 }

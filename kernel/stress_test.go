@@ -189,18 +189,18 @@ func stressProcs() []int {
 // stressCheckStats checks the counters that hold after every stress run.
 func stressCheckStats(t testing.TB, st Stats, wantRuns uint64) {
 	t.Helper()
-	if st.TasksRun != wantRuns {
-		t.Errorf("Stats.TasksRun = %d, want %d", st.TasksRun, wantRuns)
+	if st.PollCount != wantRuns {
+		t.Errorf("Stats.PollCount = %d, want %d", st.PollCount, wantRuns)
 	}
-	if st.Dropped != 0 {
-		t.Errorf("Stats.Dropped = %d after a Shutdown that drained, want 0", st.Dropped)
+	if st.DroppedCount != 0 {
+		t.Errorf("Stats.DroppedCount = %d after a Shutdown that drained, want 0", st.DroppedCount)
 	}
-	if st.Parks != st.Wakes || st.Parked != 0 {
-		t.Errorf("Stats.Parks = %d, Wakes = %d, Parked = %d: every committed park was woken", st.Parks, st.Wakes, st.Parked)
+	if st.TaskParkCount != st.TaskWakeCount || st.ParkedTasks != 0 {
+		t.Errorf("Stats.TaskParkCount = %d, Wakes = %d, Parked = %d: every committed park was woken", st.TaskParkCount, st.TaskWakeCount, st.ParkedTasks)
 	}
-	if st.SpinningMs != 0 || st.IdleProcs != st.Procs || st.GlobalQueue != 0 {
-		t.Errorf("stopped kernel: SpinningMs %d, IdleProcs %d of %d, GlobalQueue %d; want 0, all, 0",
-			st.SpinningMs, st.IdleProcs, st.Procs, st.GlobalQueue)
+	if st.SpinningWorkers != 0 || st.IdleWorkers != st.Workers || st.GlobalQueueDepth != 0 {
+		t.Errorf("stopped kernel: SpinningWorkers %d, IdleWorkers %d of %d, GlobalQueue %d; want 0, all, 0",
+			st.SpinningWorkers, st.IdleWorkers, st.Workers, st.GlobalQueueDepth)
 	}
 }
 
@@ -357,12 +357,12 @@ func TestStressForkJoinTreesRunEveryTaskOnce(t *testing.T) {
 			}
 			st := k.Stats()
 			stressCheckStats(t, st, uint64(total.Load()))
-			if st.SpawnedRemote != uint64(len(trees)) || st.SpawnedLocal != uint64(total.Load())-uint64(len(trees)) {
-				t.Errorf("Stats.SpawnedRemote = %d, SpawnedLocal = %d; want %d trees and %d spawned",
-					st.SpawnedRemote, st.SpawnedLocal, len(trees), total.Load()-int64(len(trees)))
+			if st.RemoteScheduleCount != uint64(len(trees)) || st.LocalScheduleCount != uint64(total.Load())-uint64(len(trees)) {
+				t.Errorf("Stats.RemoteScheduleCount = %d, LocalScheduleCount = %d; want %d trees and %d spawned",
+					st.RemoteScheduleCount, st.LocalScheduleCount, len(trees), total.Load()-int64(len(trees)))
 			}
 			t.Logf("%d trees, %d tasks; steals %d, overflows %d, global pulls %d",
-				len(trees), total.Load(), st.StealOps, st.Overflows, st.GlobalPulls)
+				len(trees), total.Load(), st.StealOperations, st.OverflowCount, st.GlobalPullCount)
 		})
 	}
 }
@@ -580,7 +580,7 @@ func TestStressParkWakePingPongLosesNoWakeup(t *testing.T) {
 			st := k.Stats()
 			stressCheckStats(t, st, runs)
 			t.Logf("procs=%d: %d handoffs; %d parks committed, %d runnext hits, %d steals",
-				np, passes, st.Parks, st.RunnextHits, st.StealOps)
+				np, passes, st.TaskParkCount, st.RunnextCount, st.StealOperations)
 		}
 	})
 
@@ -612,7 +612,7 @@ func TestStressParkWakePingPongLosesNoWakeup(t *testing.T) {
 			}
 			st := k.Stats()
 			stressCheckStats(t, st, runs)
-			t.Logf("procs=%d: %d wakes from goroutines, %d parks committed", np, wakes, st.Parks)
+			t.Logf("procs=%d: %d wakes from goroutines, %d parks committed", np, wakes, st.TaskParkCount)
 		}
 	})
 
@@ -652,8 +652,8 @@ func TestStressParkWakePingPongLosesNoWakeup(t *testing.T) {
 			st := k.Stats()
 			stressCheckStats(t, st, runs)
 			// Every Wake came before its park committed: no park committed.
-			if st.Parks != 0 || st.Wakes != 0 {
-				t.Errorf("procs=%d: Stats.Parks = %d, Wakes = %d; every Wake came before the commit, want 0 and 0", np, st.Parks, st.Wakes)
+			if st.TaskParkCount != 0 || st.TaskWakeCount != 0 {
+				t.Errorf("procs=%d: Stats.TaskParkCount = %d, Wakes = %d; every Wake came before the commit, want 0 and 0", np, st.TaskParkCount, st.TaskWakeCount)
 			}
 		}
 	})
@@ -737,10 +737,10 @@ func TestStressYieldStormsRunEveryTaskToTheEnd(t *testing.T) {
 			}
 			st := k.Stats()
 			stressCheckStats(t, st, uint64(len(all))*(K+1))
-			if st.Yields != uint64(len(all))*K {
-				t.Errorf("Stats.Yields = %d, want %d tasks * %d", st.Yields, len(all), K)
+			if st.YieldCount != uint64(len(all))*K {
+				t.Errorf("Stats.YieldCount = %d, want %d tasks * %d", st.YieldCount, len(all), K)
 			}
-			t.Logf("%d tasks, %d yields", len(all), st.Yields)
+			t.Logf("%d tasks, %d yields", len(all), st.YieldCount)
 		})
 	}
 }
@@ -850,10 +850,10 @@ func TestStressBlockSectionsHandOffAndComeBack(t *testing.T) {
 				}
 				st := k.Stats()
 				stressCheckStats(t, st, uint64(total))
-				if st.Handoffs == 0 {
-					t.Errorf("procs=%d: Stats.Handoffs = 0 after %d rounds that could only finish by handing Ps off", np, r)
+				if st.HandoffCount == 0 {
+					t.Errorf("procs=%d: Stats.HandoffCount = 0 after %d rounds that could only finish by handing Ps off", np, r)
 				}
-				t.Logf("procs=%d: %d rounds, %d tasks, %d hand-offs", np, r, total, st.Handoffs)
+				t.Logf("procs=%d: %d rounds, %d tasks, %d hand-offs", np, r, total, st.HandoffCount)
 			}
 		})
 	}
@@ -963,8 +963,8 @@ func TestStressShutdownRacingSubmitters(t *testing.T) {
 		}
 		st := k.Stats()
 		stressCheckStats(t, st, acc+kidsWant)
-		if st.SpawnedRemote != acc {
-			t.Errorf("iteration %d: Stats.SpawnedRemote = %d, want the %d accepted", it, st.SpawnedRemote, acc)
+		if st.RemoteScheduleCount != acc {
+			t.Errorf("iteration %d: Stats.RemoteScheduleCount = %d, want the %d accepted", it, st.RemoteScheduleCount, acc)
 		}
 		if t.Failed() {
 			return
@@ -1076,16 +1076,16 @@ func TestStressCloseDropsAndCounts(t *testing.T) {
 		}
 		st := k.Stats()
 		created := uint64(accepted.Load() + spawned.Load())
-		left := uint64(st.GlobalQueue) // neither run nor dropped: a lost task
-		if left != 0 || distinct+st.Dropped != created {
+		left := uint64(st.GlobalQueueDepth) // neither run nor dropped: a lost task
+		if left != 0 || distinct+st.DroppedCount != created {
 			t.Fatalf("iteration %d (procs %d): %d ran + %d dropped + %d left = %d, want the %d created (%d accepted, %d spawned); stats %+v",
-				it, np, distinct, st.Dropped, left, distinct+st.Dropped+left, created, accepted.Load(), spawned.Load(), st)
+				it, np, distinct, st.DroppedCount, left, distinct+st.DroppedCount+left, created, accepted.Load(), spawned.Load(), st)
 		}
-		if st.TasksRun != distinct || st.SpawnedRemote != uint64(accepted.Load()) || st.SpawnedLocal != uint64(spawned.Load()) {
-			t.Fatalf("iteration %d: Stats.TasksRun %d, SpawnedRemote %d, SpawnedLocal %d; want %d, %d, %d",
-				it, st.TasksRun, st.SpawnedRemote, st.SpawnedLocal, distinct, accepted.Load(), spawned.Load())
+		if st.PollCount != distinct || st.RemoteScheduleCount != uint64(accepted.Load()) || st.LocalScheduleCount != uint64(spawned.Load()) {
+			t.Fatalf("iteration %d: Stats.PollCount %d, RemoteScheduleCount %d, LocalScheduleCount %d; want %d, %d, %d",
+				it, st.PollCount, st.RemoteScheduleCount, st.LocalScheduleCount, distinct, accepted.Load(), spawned.Load())
 		}
-		dropped += st.Dropped
+		dropped += st.DroppedCount
 	}
 	t.Logf("%d kernels closed under load, %d tasks dropped in all", it, dropped)
 }
@@ -1228,8 +1228,8 @@ func TestStressMixedWorkloadsKeepEveryInvariant(t *testing.T) {
 		}
 		st := k.Stats()
 		stressCheckStats(t, st, runs)
-		if st.Yields != yields {
-			t.Errorf("seed %d, kernel %d: Stats.Yields = %d, want %d", seed, kn, st.Yields, yields)
+		if st.YieldCount != yields {
+			t.Errorf("seed %d, kernel %d: Stats.YieldCount = %d, want %d", seed, kn, st.YieldCount, yields)
 		}
 		if t.Failed() {
 			t.Fatalf("seed %d, kernel %d (procs %d): stats %+v", seed, kn, np, st)
@@ -1320,9 +1320,9 @@ func TestKernelBugMonitorSleepsThroughTheStopAndShutdownHangs(t *testing.T) {
 // does so without looking at the state. If Close ran since schedule's check
 // (Close drops the global queue once, under the lock), the M then sees the
 // stop at findRunnable's top and exits, and the task stays in the global
-// queue forever: never run, never counted in Stats.Dropped.
+// queue forever: never run, never counted in Stats.DroppedCount.
 // TestStressCloseDropsAndCounts sees it as ran + dropped = created - 1 with
-// Stats.GlobalQueue = 1, a few times in a hundred runs. Here the task sets
+// Stats.GlobalQueueDepth = 1, a few times in a hundred runs. Here the task sets
 // its P's preempt flag itself, as the monitor does while a chain runs, and
 // a goroutine calls Close as the task returns; a hit takes some tens of
 // thousands of kernels, so the loop runs for the stress budget. The fix:
@@ -1351,9 +1351,9 @@ func TestKernelBugChainBreakAfterCloseLeavesATaskInTheGlobalQueue(t *testing.T) 
 			returning.Store(true)
 		})
 		<-closed
-		if st := k.Stats(); uint64(ran.Load())+st.Dropped != 1 || st.GlobalQueue != 0 {
-			t.Fatalf("kernel %d: the spawned task ran %d times and Stats.Dropped = %d, Stats.GlobalQueue = %d after Close; "+
-				"want it run or dropped, and an empty global queue", it, ran.Load(), st.Dropped, st.GlobalQueue)
+		if st := k.Stats(); uint64(ran.Load())+st.DroppedCount != 1 || st.GlobalQueueDepth != 0 {
+			t.Fatalf("kernel %d: the spawned task ran %d times and Stats.DroppedCount = %d, Stats.GlobalQueueDepth = %d after Close; "+
+				"want it run or dropped, and an empty global queue", it, ran.Load(), st.DroppedCount, st.GlobalQueueDepth)
 		}
 	}
 }
@@ -1377,8 +1377,8 @@ func TestKernelBugSpinningMParkedAfterGivingItsPToABlockerHangsTheKernel(t *test
 		stressWait(t, k, br.done, "Block round %d", r)
 	}
 	stressShutdown(t, k)
-	if st := k.Stats(); st.SpinningMs != 0 {
-		t.Fatalf("Stats.SpinningMs = %d after Shutdown, want 0", st.SpinningMs)
+	if st := k.Stats(); st.SpinningWorkers != 0 {
+		t.Fatalf("Stats.SpinningWorkers = %d after Shutdown, want 0", st.SpinningWorkers)
 	}
 }
 
@@ -1427,8 +1427,8 @@ func TestKernelBugHandingOffAPWithLocalTasksAfterCloseWedgesTheKernel(t *testing
 				c.leave(ctx)
 			})
 			<-closed
-			if st := k.Stats(); st.Dropped != 1 {
-				t.Fatalf("Stats.Dropped = %d, want the 1 queued task", st.Dropped)
+			if st := k.Stats(); st.DroppedCount != 1 {
+				t.Fatalf("Stats.DroppedCount = %d, want the 1 queued task", st.DroppedCount)
 			}
 		})
 	}
@@ -1441,7 +1441,7 @@ func TestKernelBugHandingOffAPWithLocalTasksAfterCloseWedgesTheKernel(t *testing
 // idle and the global queue empty, stopped the kernel, and the batch was
 // then dropped (globrunqputbatchLocked on a stopped kernel) although
 // GoBatch had returned nil: Shutdown returned nil with accepted tasks never
-// run, and Stats.Dropped counted them. It happened in about one kernel in
+// run, and Stats.DroppedCount counted them. It happened in about one kernel in
 // two hundred.
 func TestKernelBugGoBatchRacingShutdownDropsAcceptedTasks(t *testing.T) {
 	clock := newStressClock(stressBudget() / 2) // a regression test now: half the budget

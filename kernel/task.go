@@ -164,7 +164,7 @@ type Waker struct {
 // running on a P (the runtime's goready), so the two hand off on one P;
 // from any other goroutine it goes to the tail of the global queue, and an
 // idle P is woken (wakep). After the kernel stopped, the woken task is
-// dropped and counted in [Stats.Dropped].
+// dropped and counted in [Stats.DroppedCount].
 func (w *Waker) Wake() {
 	for {
 		switch w.state.Load() {
@@ -304,6 +304,7 @@ func (k *Kernel) execute(mp *m, gp *g, inheritTime bool) bool {
 
 // gdead retires a finished task's record to pp's free list.
 func (k *Kernel) gdead(pp *p, gp *g) {
+	pp.c.finished++
 	if w := gp.waker; w != nil {
 		w.state.Store(wDead) // no Wake moves a Waker out of wIdle
 		gp.waker = nil

@@ -230,6 +230,6 @@ func (s *kernelSystem) check(t *rapid.T) {
 		equal(t, fmt.Sprintf("P%d's local queue length", p), s.s.Local(p).Len(), s.mk.Local(p))
 	}
 	st := s.k.Stats()
-	equal(t, "the global queue length", s.s.GlobalLen(), st.GlobalQueue)
-	equal(t, "Stats.SpawnedLocal+SpawnedRemote", uint64(s.s.Tasks()), st.SpawnedLocal+st.SpawnedRemote)
+	equal(t, "the global queue length", s.s.GlobalLen(), st.GlobalQueueDepth)
+	equal(t, "Stats.LocalScheduleCount+RemoteScheduleCount", uint64(s.s.Tasks()), st.LocalScheduleCount+st.RemoteScheduleCount)
 }

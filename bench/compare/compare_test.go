@@ -97,9 +97,9 @@ func TestPercentileIsNearestRank(t *testing.T) {
 }
 
 func statsOf(tasksRun []uint64) kernel.Stats {
-	s := kernel.Stats{Procs: len(tasksRun)}
+	s := kernel.Stats{Workers: len(tasksRun)}
 	for _, n := range tasksRun {
-		s.PerProc = append(s.PerProc, kernel.ProcStats{TasksRun: n})
+		s.PerWorker = append(s.PerWorker, kernel.WorkerStats{PollCount: n})
 	}
 	return s
 }

@@ -71,7 +71,7 @@
 // tasks; cpu-ns/task well above ns/task times the Ps in use means
 // spinning. allocs/task counts heap allocations per task, B/op and
 // allocs/op come from -benchmem. For the kernel, steals/op and wakeups/op
-// are the StealOps and MUnparks deltas of its Stats per run.
+// are the StealOperations and UnparkCount deltas of its Stats per run.
 //
 // # Pools inside tasks
 //

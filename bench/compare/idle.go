@@ -15,7 +15,7 @@ const idleGap = time.Millisecond
 
 // idleWakeVariants measures submit-to-start latency on an idle
 // implementation: each run sleeps idleGap (for the kernel, then also waits
-// until Stats().IdleProcs == Procs), submits one task from the benchmark
+// until Stats().IdleWorkers == Procs), submits one task from the benchmark
 // goroutine and returns the time from just before the submit to the
 // task's first instruction, in ns.
 func idleWakeVariants() []variant {
@@ -76,7 +76,7 @@ func (s *wakeProbe) wait() int64 {
 
 // idleCPUVariants measures the CPU an idle implementation burns: each run
 // starts the implementation, runs warmTasks tasks through it, lets it go
-// idle (the kernel: until Stats().IdleProcs == Procs), and returns the
+// idle (the kernel: until Stats().IdleWorkers == Procs), and returns the
 // process's user+system CPU time, in ns, over the next idle period; then it
 // shuts the implementation down. native runs nothing: it is the floor of
 // the Go runtime and the test binary. Of the pools only ants (a purge

@@ -17,7 +17,7 @@ import (
 // to the global queue) and the other Ps must steal or pull it; it parks
 // between bursts and the burst's last task wakes it. The benchmark reports
 // share: the fraction of tasks run by the Ps other than the one that ran
-// the most, from Stats().PerProc[i].TasksRun (0.5 is an even split on two
+// the most, from Stats().PerWorker[i].PollCount (0.5 is an even split on two
 // Ps). native, counter and the pools produce from the benchmark goroutine
 // and report only ns/task.
 func imbalanced(bursts, burst, workUs int) workload {
@@ -138,10 +138,10 @@ func (s *burstRun) work(us int) {
 // between two Stats snapshots.
 func share(before, after kernel.Stats) float64 {
 	var total, most uint64
-	for i := range after.PerProc {
-		d := after.PerProc[i].TasksRun
-		if i < len(before.PerProc) {
-			d -= before.PerProc[i].TasksRun
+	for i := range after.PerWorker {
+		d := after.PerWorker[i].PollCount
+		if i < len(before.PerWorker) {
+			d -= before.PerWorker[i].PollCount
 		}
 		total += d
 		most = max(most, d)

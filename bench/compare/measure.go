@@ -47,7 +47,7 @@ func takeSnapshot(tb testing.TB, k *kernel.Kernel) snapshot {
 // benchWorkload runs every variant of w as a sub-benchmark impl=<name>:
 // one warm-up run, then b.Loop over whole runs, each checked against
 // w.want. It reports ns/task, cpu-ns/task and allocs/task; for the kernel
-// also steals/op (StealOps) and wakeups/op (MUnparks), and share for
+// also steals/op (StealOperations) and wakeups/op (UnparkCount), and share for
 // Imbalanced; for pools that ran tasks inline, inline/task.
 func benchWorkload(b *testing.B, w workload) {
 	for _, v := range w.variants {
@@ -84,8 +84,8 @@ func benchWorkload(b *testing.B, w workload) {
 				b.ReportMetric(float64(r.inline.Load())/tasks, "inline/task")
 			}
 			if r.k != nil {
-				b.ReportMetric(float64(after.stats.StealOps-before.stats.StealOps)/float64(iters), "steals/op")
-				b.ReportMetric(float64(after.stats.MUnparks-before.stats.MUnparks)/float64(iters), "wakeups/op")
+				b.ReportMetric(float64(after.stats.StealOperations-before.stats.StealOperations)/float64(iters), "steals/op")
+				b.ReportMetric(float64(after.stats.UnparkCount-before.stats.UnparkCount)/float64(iters), "wakeups/op")
 				if w.name == "Imbalanced" {
 					b.ReportMetric(share(before.stats, after.stats), "share")
 				}

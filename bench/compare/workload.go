@@ -121,14 +121,14 @@ func submit(tb testing.TB, k *kernel.Kernel, fn func(*kernel.Ctx)) {
 	}
 }
 
-// waitIdle waits until every P of k is idle (Stats.IdleProcs ==
+// waitIdle waits until every P of k is idle (Stats.IdleWorkers ==
 // Stats.Procs). It polls, sleeping between polls: it is used only to set up
 // idle measurements, never to order tasks.
 func waitIdle(tb testing.TB, k *kernel.Kernel) {
 	deadline := time.Now().Add(hangTimeout)
 	for {
 		s := k.Stats()
-		if s.IdleProcs == s.Procs {
+		if s.IdleWorkers == s.Workers {
 			return
 		}
 		if time.Now().After(deadline) {

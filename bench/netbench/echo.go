@@ -191,11 +191,11 @@ func waitParked(tb testing.TB, k *kernel.Kernel, conns int) {
 	for {
 		s := k.Stats()
 		w := p.Waiters()
-		if int(w) == conns+1 && s.IdleProcs == s.Procs {
+		if int(w) == conns+1 && s.IdleWorkers == s.Workers {
 			return
 		}
 		if time.Now().After(deadline) {
-			tb.Fatalf("after %v, %d tasks wait on the poller (want %d) and %d of %d Ps are idle", hangTimeout, w, conns+1, s.IdleProcs, s.Procs)
+			tb.Fatalf("after %v, %d tasks wait on the poller (want %d) and %d of %d Ps are idle", hangTimeout, w, conns+1, s.IdleWorkers, s.Workers)
 		}
 		time.Sleep(100 * time.Microsecond)
 	}
