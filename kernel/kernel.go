@@ -203,7 +203,7 @@ func New(opts ...Option) (*Kernel, error) {
 	k.order = steal.NewOrder(k.procs)
 	k.allp = make([]*p, k.procs)
 	for i := range k.allp {
-		k.allp[i] = &p{id: i, batch: make([]*g, 0, globalBatch), gfree: make([]*g, 0, gfreeMax)}
+		k.allp[i] = &p{id: i, batch: make([]*g, 0, globalBatch), gfree: make([]*g, 0, gfreeMax), labels: procLabels(i)}
 	}
 	k.mon.ps = make([]monitorP, k.procs)
 	empty := []*m{}
@@ -237,6 +237,11 @@ func (k *Kernel) Procs() int { return k.procs }
 // Go returns [ErrNilFunc] for a nil fn and [ErrClosed] once Shutdown or
 // Close has been called; the task is then not run.
 func (k *Kernel) Go(fn func(*Ctx)) error {
+	return k.submit(nil, fn)
+}
+
+// submit is Go and GoKind.
+func (k *Kernel) submit(kd *Kind, fn func(*Ctx)) error {
 	if fn == nil {
 		return ErrNilFunc
 	}
@@ -246,7 +251,7 @@ func (k *Kernel) Go(fn func(*Ctx)) error {
 		return ErrClosed
 	}
 	gp := k.gfgetLocked()
-	gp.fn = fn
+	gp.fn, gp.kind = fn, kd
 	k.global.Put(gp)
 	k.remote++
 	k.lock.Unlock()

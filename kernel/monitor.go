@@ -20,6 +20,9 @@ const (
 type Stall struct {
 	P       int           // the P it runs on
 	Running time.Duration // how long it has run, as the monitor measured it
+	// Kind is the task's kind (see [NewKind]), or nil if it was spawned
+	// without one.
+	Kind *Kind
 }
 
 // monitorState is what the monitor remembers between its rounds (the
@@ -139,7 +142,7 @@ func (k *Kernel) retake(now int64) bool {
 				s.reported = true
 				k.stalls.Add(1)
 				if k.stallHook != nil {
-					k.stallHook(Stall{P: i, Running: time.Duration(now - s.runWhen)})
+					k.stallHook(Stall{P: i, Running: time.Duration(now - s.runWhen), Kind: pp.kind.Load()})
 				}
 				did = true
 			}

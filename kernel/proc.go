@@ -1,9 +1,12 @@
 package kernel
 
 import (
+	"context"
 	"github.com/vsched/vsched/internal/xsync"
 	"github.com/vsched/vsched/netpoll"
 	"github.com/vsched/vsched/runq"
+	"runtime/pprof"
+	"runtime/trace"
 )
 
 // The states of a P, in p.status.
@@ -28,7 +31,9 @@ type p struct {
 	pollBuf   []*netpoll.Waiter
 	pollG     []*g
 	c         counters
-	link      *p // the idle list, under the lock
+	link      *p              // the idle list, under the lock
+	labels    context.Context // pprof labels of an M holding this P
+	kindShown bool            // kind holds a task's Kind
 
 	// Shared.
 	status      xsync.Uint32
@@ -37,6 +42,7 @@ type p struct {
 	ticks       xsync.Stat   // runseq<<32 | schedtick, for the monitor
 	syscalltick xsync.Stat   // Blocks entered, for the monitor
 	pub         published
+	kind        xsync.Label[Kind] // the running task's kind, for the stall report
 	_           [64]byte
 }
 
@@ -176,6 +182,7 @@ func (k *Kernel) acquirep(mp *m, pp *p) {
 	}
 	pp.m, mp.p = mp, pp
 	pp.status.Store(pRunning)
+	pprof.SetGoroutineLabels(pp.labels)
 }
 
 func (k *Kernel) releasep(mp *m) *p {
@@ -441,6 +448,9 @@ func (k *Kernel) stealWork(mp *m) (gp *g, newWork bool) {
 			if gp := p2.runq.StealInto(&pp.runq, stealRunNext, k.pause); gp != nil {
 				pp.c.stealOps++
 				pp.c.stolen += 1 + uint64(pp.runq.Len())
+				if trace.IsEnabled() {
+					traceEvent("vsched.steal", "P%d stole %d tasks from P%d", pp.id, 1+pp.runq.Len(), p2.id)
+				}
 				return gp, false
 			}
 		}
@@ -784,6 +794,9 @@ func (k *Kernel) givepSyswait(mp *m) bool {
 // handoffp): an M back from Block that waits for a P, else a new M when
 // there is work or nobody spins, else the idle list.
 func (k *Kernel) handoffp(pp *p) {
+	if trace.IsEnabled() {
+		traceEvent("vsched.handoff", "P%d handed off", pp.id)
+	}
 	k.lock.Lock()
 	if mp := k.syswait.pop(); mp != nil {
 		k.nsyswait.Add(-1)

@@ -2,6 +2,8 @@ package kernel
 
 import (
 	"runtime/debug"
+	"runtime/pprof"
+	"runtime/trace"
 
 	"github.com/vsched/vsched/internal/xsync"
 	"github.com/vsched/vsched/netpoll"
@@ -11,9 +13,10 @@ import (
 // Ctx, the requests of the current run, and the links of the free lists.
 // Records are recycled through per-P and global free lists (gfput, gfget).
 type g struct {
-	fn  func(*Ctx)
-	ctx Ctx
-	k   *Kernel
+	fn   func(*Ctx)
+	ctx  Ctx
+	k    *Kernel
+	kind *Kind // for the stall hook, the tracer and the profiler; nil for none
 	// waker is the task's Waker, made at its first Park and kept until it
 	// dies; a dead task's Waker is never reused.
 	waker *Waker
@@ -63,13 +66,18 @@ func (c *Ctx) running(op string) *m {
 // the runtime's newproc. Go allocates nothing beyond the caller's closure.
 // It panics if fn is nil.
 func (c *Ctx) Go(fn func(*Ctx)) {
-	mp := c.running("Go")
+	c.spawn("Go", nil, fn)
+}
+
+// spawn is Go and GoKind, named by what for the misuse messages.
+func (c *Ctx) spawn(what string, kd *Kind, fn func(*Ctx)) {
+	mp := c.running(what)
 	if fn == nil {
-		panic("kernel: Ctx.Go of a nil function")
+		panic("kernel: Ctx." + what + " of a nil function")
 	}
 	k, pp := mp.k, mp.p
 	gp := k.gfget(pp)
-	gp.fn = fn
+	gp.fn, gp.kind = fn, kd
 	k.runqput(pp, gp, true)
 	pp.c.spawned++
 	k.wakep()
@@ -239,7 +247,21 @@ func (k *Kernel) runTask(mp *m, gp *g) (ok bool) {
 		}
 		k.mdying(mp, gp)
 	}()
-	gp.fn(&gp.ctx)
+	if gp.kind == nil && !trace.IsEnabled() {
+		gp.fn(&gp.ctx)
+		return true
+	}
+	if gp.kind != nil {
+		pprof.SetGoroutineLabels(gp.kind.labels)
+	}
+	if trace.IsEnabled() {
+		runTraced(gp)
+	} else {
+		gp.fn(&gp.ctx)
+	}
+	if gp.kind != nil && mp.p != nil {
+		pprof.SetGoroutineLabels(mp.p.labels) // Block may have moved the task to another P
+	}
 	return true
 }
 
@@ -256,6 +278,11 @@ func (k *Kernel) execute(mp *m, gp *g, inheritTime bool) bool {
 	// or did not (schedtick).
 	pp.ticks.Store(uint64(pp.runseq)<<32 | uint64(pp.schedtick))
 	pp.c.tasksRun++
+	if gp.kind != nil || pp.kindShown {
+		// For the monitor's stall report: the kind of what runs now.
+		pp.kind.Store(gp.kind)
+		pp.kindShown = gp.kind != nil
+	}
 	if gp.io.d != nil || gp.waitErr != nil {
 		finishWait(gp)
 	}
@@ -279,12 +306,14 @@ func (k *Kernel) execute(mp *m, gp *g, inheritTime bool) bool {
 		if k.commitWait(pp, gp) {
 			// From here the poller may run gp anywhere: do not touch it.
 			pp.c.parks++
+			traceParked(pp)
 		}
 	case gp.parking:
 		gp.parking = false
 		if gp.waker.state.Cas(wRequested, wParked) {
 			// From here a Wake may run gp anywhere: do not touch it.
 			pp.c.parks++
+			traceParked(pp)
 		} else {
 			// Woken before the commit: run again at once.
 			gp.waker.state.Store(wIdle)
@@ -309,7 +338,7 @@ func (k *Kernel) gdead(pp *p, gp *g) {
 		w.state.Store(wDead) // no Wake moves a Waker out of wIdle
 		gp.waker = nil
 	}
-	gp.fn = nil
+	gp.fn, gp.kind = nil, nil
 	k.gfput(pp, gp)
 }
 

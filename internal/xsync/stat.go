@@ -17,3 +17,14 @@ func (s *Stat) Store(v uint64) { s.v.Store(v) }
 
 // Add adds delta to the counter.
 func (s *Stat) Add(delta uint64) { s.v.Add(delta) }
+
+// Label is an atomic pointer for statistics, as [Stat] is a counter: a
+// name the monitor reports, never what the scheduler decides by. It is not
+// a scheduling point in either build.
+type Label[T any] struct{ v atomic.Pointer[T] }
+
+// Load returns the pointer.
+func (l *Label[T]) Load() *T { return l.v.Load() }
+
+// Store sets the pointer.
+func (l *Label[T]) Store(p *T) { l.v.Store(p) }
