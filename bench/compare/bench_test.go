@@ -57,3 +57,8 @@ func BenchmarkIdleCPU(b *testing.B) {
 		b.ReportMetric(float64(cpu)/1e6/idle, "cpu-ms/idle-s")
 	})
 }
+
+// BenchmarkObservability is SpawnLocal on the kernel with each
+// observability feature on (impl=kernel-<feature>) and all off
+// (impl=kernel).
+func BenchmarkObservability(b *testing.B) { benchWorkload(b, observedSpawnLocal(spawnTasks)) }
