@@ -52,6 +52,7 @@ type Kernel struct {
 	panicHandler   func(v any, stack []byte)
 	stallThreshold time.Duration
 	stallHook      func(Stall)
+	histograms     bool // WithHistograms
 	eagerBlock     bool
 	monitor        bool
 	seed           uint64
@@ -204,6 +205,9 @@ func New(opts ...Option) (*Kernel, error) {
 	k.allp = make([]*p, k.procs)
 	for i := range k.allp {
 		k.allp[i] = &p{id: i, batch: make([]*g, 0, globalBatch), gfree: make([]*g, 0, gfreeMax), labels: procLabels(i)}
+		if k.histograms {
+			k.allp[i].h, k.allp[i].hpub = new(histograms), new(pubHistograms)
+		}
 	}
 	k.mon.ps = make([]monitorP, k.procs)
 	empty := []*m{}
@@ -252,6 +256,7 @@ func (k *Kernel) submit(kd *Kind, fn func(*Ctx)) error {
 	}
 	gp := k.gfgetLocked()
 	gp.fn, gp.kind = fn, kd
+	k.stampReady(gp)
 	k.global.Put(gp)
 	k.remote++
 	k.lock.Unlock()
@@ -283,6 +288,7 @@ func (k *Kernel) GoBatch(fns ...func(*Ctx)) error {
 	for i, fn := range fns {
 		gs[i] = k.gfgetLocked()
 		gs[i].fn = fn
+		k.stampReady(gs[i])
 	}
 	k.global.PutBatch(gs)
 	k.remote += uint64(len(fns))

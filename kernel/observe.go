@@ -3,9 +3,14 @@ package kernel
 import (
 	"context"
 	"fmt"
+	"math"
+	"math/bits"
 	"runtime/pprof"
 	"runtime/trace"
 	"strconv"
+	"time"
+
+	"github.com/vsched/vsched/internal/xsync"
 )
 
 // Kind names a kind of task, for the three tools that look at a running
@@ -74,5 +79,134 @@ func traceEvent(category, format string, args ...any) {
 func traceParked(pp *p) {
 	if trace.IsEnabled() {
 		traceEvent("vsched.park", "a task parked on P%d", pp.id)
+	}
+}
+
+// Histograms of schedule latency and run time, kept when [WithHistograms]
+// is given: each costs a clock read where a task becomes runnable and two
+// around each run, so they are off by default.
+
+// HistogramBuckets is the number of buckets of a [Histogram].
+const HistogramBuckets = 24
+
+// Histogram counts durations in buckets of doubling width: bucket 0 holds
+// those under 1,024 ns, bucket i those from [HistogramBound](i-1) up to
+// HistogramBound(i), and the last bucket everything from 4.3 s up.
+type Histogram struct {
+	Counts [HistogramBuckets]uint64
+}
+
+// HistogramBound returns the upper bound of bucket i of a [Histogram]
+// (exclusive): 2^(10+i) ns. The last bucket has none; its bound is returned
+// as the largest Duration.
+func HistogramBound(i int) time.Duration {
+	if i >= HistogramBuckets-1 {
+		return time.Duration(math.MaxInt64)
+	}
+	return time.Duration(int64(1) << (10 + i))
+}
+
+// Total returns the number of durations counted.
+func (h *Histogram) Total() uint64 {
+	var n uint64
+	for _, c := range h.Counts {
+		n += c
+	}
+	return n
+}
+
+// Quantile returns the upper bound of the bucket that holds the q-quantile
+// (0 <= q <= 1) of the durations counted, or 0 if none were: an
+// overestimate by less than a factor of two.
+func (h *Histogram) Quantile(q float64) time.Duration {
+	total := h.Total()
+	if total == 0 {
+		return 0
+	}
+	rank := uint64(math.Ceil(q * float64(total)))
+	var seen uint64
+	for i, c := range h.Counts {
+		seen += c
+		if seen >= max(rank, 1) {
+			return HistogramBound(i)
+		}
+	}
+	return HistogramBound(HistogramBuckets - 1)
+}
+
+// bucketOf returns the bucket of a duration of ns nanoseconds.
+func bucketOf(ns int64) int {
+	if ns < 1024 {
+		return 0
+	}
+	return min(bits.Len64(uint64(ns))-10, HistogramBuckets-1)
+}
+
+// histograms are a P's histograms, written only by its owner.
+type histograms struct {
+	sched, run [HistogramBuckets]uint64
+}
+
+// pubHistograms are the copy that Stats reads.
+type pubHistograms struct {
+	sched, run [HistogramBuckets]xsync.Stat
+}
+
+// WithHistograms turns on the histograms of schedule latency (from the
+// moment a task becomes runnable, by a spawn, a submit, a Wake, a yield or
+// the netpoller, to the start of its run) and of run time (one run of its
+// function) in [Stats.ScheduleLatency] and [Stats.PollTime]. They cost
+// three clock reads per task run (see docs/BENCHMARKS.md).
+func WithHistograms() Option {
+	return func(k *Kernel) error {
+		k.histograms = true
+		return nil
+	}
+}
+
+// stampReady records when gp became runnable, unless it already was.
+func (k *Kernel) stampReady(gp *g) {
+	if k.histograms && gp.readyAt == 0 {
+		gp.readyAt = nanotime()
+	}
+}
+
+// publishHistograms copies pp's histograms for Stats. Executed only by
+// pp's owner.
+func (pp *p) publishHistograms() {
+	for i := range HistogramBuckets {
+		pp.hpub.sched[i].Store(pp.h.sched[i])
+		pp.hpub.run[i].Store(pp.h.run[i])
+	}
+}
+
+// runObserved runs gp's function with what observes it turned on: the
+// pprof labels of its kind, a trace region, the histograms.
+func (k *Kernel) runObserved(mp *m, gp *g) {
+	var start int64
+	if pp := mp.p; pp.h != nil {
+		start = nanotime()
+		if gp.readyAt != 0 {
+			pp.h.sched[bucketOf(start-gp.readyAt)]++
+			gp.readyAt = 0
+		}
+	}
+	if gp.kind != nil {
+		pprof.SetGoroutineLabels(gp.kind.labels)
+	}
+	if trace.IsEnabled() {
+		runTraced(gp)
+	} else {
+		gp.fn(&gp.ctx)
+	}
+	pp := mp.p // Block may have moved the task to another P
+	if pp == nil {
+		return // the M is leaving (Close during a Block)
+	}
+	if gp.kind != nil {
+		pprof.SetGoroutineLabels(pp.labels)
+	}
+	if start != 0 {
+		pp.h.run[bucketOf(nanotime()-start)]++
 	}
 }

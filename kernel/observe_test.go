@@ -5,6 +5,7 @@ import (
 	"runtime/pprof"
 	"runtime/trace"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -109,4 +110,63 @@ func TestGoKindRejectsNilFunctions(t *testing.T) {
 		t.Errorf("Kernel.GoKind(nil fn) = %v, want ErrNilFunc", err)
 	}
 	shutdown(t, k)
+}
+
+func TestHistogramsCountEveryRunAndEveryScheduling(t *testing.T) {
+	const n = 200
+	k := newKernel(t, WithProcs(2), WithHistograms())
+	var wg sync.WaitGroup
+	wg.Add(n)
+	slow := make(chan struct{})
+	if err := k.Go(func(c *Ctx) {
+		for range n - 1 {
+			c.Go(func(*Ctx) { wg.Done() })
+		}
+		wg.Done()
+		<-slow // this run lasts until the others have run
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// The root's run ends only after every child has run. No clock value
+	// is asserted, only that every run and every scheduling was counted.
+	go func() { wg.Wait(); close(slow) }()
+	shutdown(t, k)
+	s := k.Stats()
+	if got := s.PollTime.Total(); got != n {
+		t.Errorf("PollTime counts %d runs, want %d", got, n)
+	}
+	if got := s.ScheduleLatency.Total(); got != n {
+		t.Errorf("ScheduleLatency counts %d schedulings, want %d", got, n)
+	}
+	if s.PollTime.Quantile(1) < s.PollTime.Quantile(0.5) {
+		t.Errorf("the histogram's quantiles are not ordered: %v", s.PollTime)
+	}
+
+	k = newKernel(t, WithProcs(1))
+	if err := k.Go(func(*Ctx) {}); err != nil {
+		t.Fatal(err)
+	}
+	shutdown(t, k)
+	if s := k.Stats(); s.PollTime.Total() != 0 || s.ScheduleLatency.Total() != 0 {
+		t.Errorf("a kernel without WithHistograms kept them: %+v", s)
+	}
+}
+
+func TestHistogramBucketsDoubleFrom1024ns(t *testing.T) {
+	for ns, want := range map[int64]int{0: 0, 1023: 0, 1024: 1, 2047: 1, 2048: 2, 1 << 40: HistogramBuckets - 1} {
+		if got := bucketOf(ns); got != want {
+			t.Errorf("bucketOf(%d) = %d, want %d", ns, got, want)
+		}
+		if b := bucketOf(ns); b < HistogramBuckets-1 && time.Duration(ns) >= HistogramBound(b) {
+			t.Errorf("%d ns is in bucket %d, whose bound is %v", ns, b, HistogramBound(b))
+		}
+	}
+	var h Histogram
+	h.Counts[0], h.Counts[3] = 9, 1
+	if h.Quantile(0.5) != HistogramBound(0) || h.Quantile(0.95) != HistogramBound(3) || h.Quantile(0) != HistogramBound(0) {
+		t.Errorf("quantiles of %v: %v %v", h.Counts, h.Quantile(0.5), h.Quantile(0.95))
+	}
+	if (&Histogram{}).Quantile(0.5) != 0 {
+		t.Error("an empty histogram has a quantile")
+	}
 }

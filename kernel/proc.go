@@ -33,7 +33,9 @@ type p struct {
 	c         counters
 	link      *p              // the idle list, under the lock
 	labels    context.Context // pprof labels of an M holding this P
-	kindShown bool            // kind holds a task's Kind
+	h         *histograms     // with WithHistograms
+	hpub      *pubHistograms
+	kindShown bool // kind holds a task's Kind
 
 	// Shared.
 	status      xsync.Uint32
@@ -486,6 +488,7 @@ func (k *Kernel) globrunqputLocked(gp *g) {
 		k.dropLocked(gp)
 		return
 	}
+	k.stampReady(gp)
 	k.global.Put(gp)
 }
 
@@ -512,6 +515,11 @@ func (k *Kernel) globrunqputbatchLocked(gs []*g) {
 func (k *Kernel) injectglist(pp *p, gs []*g) {
 	if len(gs) == 0 {
 		return
+	}
+	if k.histograms {
+		for _, gp := range gs {
+			k.stampReady(gp)
+		}
 	}
 	if pp == nil {
 		k.startIdle(len(gs))

@@ -50,6 +50,12 @@ type Stats struct {
 	BlockingThreads  int    // Ms inside Ctx.Block now (num_blocking_threads)
 	GlobalQueueDepth int    // tasks in the global queue now (global_queue_depth)
 
+	// With WithHistograms, over all workers: the time from a task
+	// becoming runnable to the start of its run, and the time of a run.
+	// Both lag as the counters do.
+	ScheduleLatency Histogram
+	PollTime        Histogram // (tokio: poll_time_histogram)
+
 	PerWorker []WorkerStats // per P, by P number
 }
 
@@ -96,6 +102,9 @@ func (pp *p) publish() {
 	u.parks.Store(c.parks)
 	u.wakes.Store(c.wakes)
 	u.finished.Store(c.finished)
+	if pp.h != nil {
+		pp.publishHistograms()
+	}
 }
 
 // Stats returns a snapshot of the kernel's counters. It takes the
@@ -119,6 +128,12 @@ func (k *Kernel) Stats() Stats {
 			LocalQueueDepth:    pp.runq.Len(),
 		}
 		finished += u.finished.Load()
+		if h := pp.hpub; h != nil {
+			for b := range HistogramBuckets {
+				s.ScheduleLatency.Counts[b] += h.sched[b].Load()
+				s.PollTime.Counts[b] += h.run[b].Load()
+			}
+		}
 		s.PerWorker[i] = w
 		s.PollCount += w.PollCount
 		s.LocalScheduleCount += w.LocalScheduleCount

@@ -2,7 +2,6 @@ package kernel
 
 import (
 	"runtime/debug"
-	"runtime/pprof"
 	"runtime/trace"
 
 	"github.com/vsched/vsched/internal/xsync"
@@ -17,6 +16,9 @@ type g struct {
 	ctx  Ctx
 	k    *Kernel
 	kind *Kind // for the stall hook, the tracer and the profiler; nil for none
+	// readyAt is when the task last became runnable, with WithHistograms;
+	// 0 while it runs or waits.
+	readyAt int64
 	// waker is the task's Waker, made at its first Park and kept until it
 	// dies; a dead task's Waker is never reused.
 	waker *Waker
@@ -78,6 +80,7 @@ func (c *Ctx) spawn(what string, kd *Kind, fn func(*Ctx)) {
 	k, pp := mp.k, mp.p
 	gp := k.gfget(pp)
 	gp.fn, gp.kind = fn, kd
+	k.stampReady(gp)
 	k.runqput(pp, gp, true)
 	pp.c.spawned++
 	k.wakep()
@@ -100,6 +103,7 @@ func (c *Ctx) GoBatch(fns ...func(*Ctx)) {
 	for i, fn := range fns {
 		gs[i] = k.gfget(pp)
 		gs[i].fn = fn
+		k.stampReady(gs[i])
 	}
 	pp.c.spawned += uint64(len(fns))
 	k.injectglist(pp, gs)
@@ -182,6 +186,7 @@ func (w *Waker) Wake() {
 			}
 		case wParked:
 			if w.state.Cas(wParked, wIdle) {
+				w.k.stampReady(w.g)
 				w.k.ready(w.g)
 				return
 			}
@@ -247,21 +252,11 @@ func (k *Kernel) runTask(mp *m, gp *g) (ok bool) {
 		}
 		k.mdying(mp, gp)
 	}()
-	if gp.kind == nil && !trace.IsEnabled() {
+	if gp.kind == nil && !k.histograms && !trace.IsEnabled() {
 		gp.fn(&gp.ctx)
 		return true
 	}
-	if gp.kind != nil {
-		pprof.SetGoroutineLabels(gp.kind.labels)
-	}
-	if trace.IsEnabled() {
-		runTraced(gp)
-	} else {
-		gp.fn(&gp.ctx)
-	}
-	if gp.kind != nil && mp.p != nil {
-		pprof.SetGoroutineLabels(mp.p.labels) // Block may have moved the task to another P
-	}
+	k.runObserved(mp, gp)
 	return true
 }
 

@@ -18,14 +18,16 @@ import (
 //     report;
 //   - trace: the execution tracer on (writing to io.Discard), so each run
 //     is a trace region and steals, parks and hand-offs are logged;
+//   - histograms: WithHistograms, a clock read where a task becomes
+//     runnable and two around each run;
 //   - stats: a goroutine reading Stats every millisecond, as a metrics
 //     scraper polling /debug/vars far more often than any does.
 func observedSpawnLocal(n int) workload {
 	const what = "Observability"
 	w := workload{name: what, tasks: int64(n), want: int64(n)}
-	spawner := func(kd *kernel.Kind) func(tb testing.TB) runner {
+	spawner := func(kd *kernel.Kind, opts ...kernel.Option) func(tb testing.TB) runner {
 		return func(tb testing.TB) runner {
-			k := newKernel(tb)
+			k := newKernel(tb, opts...)
 			t := newTiny(tb, what, n, k)
 			task := func(*kernel.Ctx) { t.do() }
 			root := func(c *kernel.Ctx) {
@@ -43,6 +45,7 @@ func observedSpawnLocal(n int) workload {
 	w.variants = []variant{
 		{"kernel", plain},
 		{"kernel-kinds", spawner(kernel.NewKind("tiny"))},
+		{"kernel-histograms", spawner(nil, kernel.WithHistograms())},
 		{"kernel-trace", func(tb testing.TB) runner {
 			if trace.IsEnabled() {
 				tb.Skip("the execution tracer is already on")
