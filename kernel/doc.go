@@ -147,6 +147,29 @@
 // runtime.Goexit ends its run and takes its worker goroutine with it; the
 // kernel hands the P to another M.
 //
+// # Observing it
+//
+// [Kernel.Stats] returns the counters and gauges, named as tokio names its
+// runtime metrics (PollCount, StealOperations, GlobalQueueDepth, ...), in
+// total and per worker (P); package metrics publishes them through expvar
+// with one call. Everything else is off, or costs one load, until asked
+// for (docs/BENCHMARKS.md measures each on SpawnLocal):
+//
+//   - task kinds: [NewKind] names a kind of work and [Kernel.GoKind] and
+//     [Ctx.GoKind] spawn tasks of it. A stall report ([WithStall]) carries
+//     the running task's kind; a run of a task of a kind carries the pprof
+//     label vsched.kind=<name>, and an M's goroutine carries vsched.p=<P>
+//     while it holds a P, so go tool pprof -tagfocus splits a CPU profile by
+//     kind and by P;
+//   - the execution tracer: while runtime/trace is on, each task run is a
+//     region named after its kind ("vsched.task" without one), and steals,
+//     parks and hand-offs are trace.Log events (categories vsched.steal,
+//     vsched.park, vsched.handoff); while it is off, a run costs one
+//     trace.IsEnabled load ([ExampleNewKind] says how to look at a trace);
+//   - histograms ([WithHistograms]): schedule latency, from a task becoming
+//     runnable to its run, and run time, in [Stats.ScheduleLatency] and
+//     [Stats.PollTime], with doubling buckets from 1 µs.
+//
 // # Where it differs from the runtime, and why
 //
 //   - A task cannot be preempted, so fairness relies on the 61-tick check,

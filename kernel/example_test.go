@@ -3,6 +3,7 @@ package kernel_test
 import (
 	"context"
 	"fmt"
+	"sync"
 	"sync/atomic"
 
 	"github.com/vsched/vsched/kernel"
@@ -85,4 +86,37 @@ func ExampleCtx_Block() {
 	// Output:
 	// unblocked
 	// hand-offs: 1
+}
+
+// Tasks of a kind are named in the tools that watch a program: the stall
+// hook's report, a region per run in the execution tracer, and the pprof
+// label vsched.kind in CPU profiles. To see the regions, capture a trace of
+// this example and open it:
+//
+//	go test -run '^ExampleNewKind$' -trace vsched.trace ./kernel
+//	go tool trace vsched.trace
+//
+// then "User-defined regions" lists "parse" and "vsched.task" (the spawned
+// children, which have no kind), and the goroutine views show the steals,
+// parks and hand-offs as logged events. Without a browser,
+// go tool trace -d=parsed vsched.trace | grep RegionBegin lists the 200
+// regions.
+func ExampleNewKind() {
+	k, err := kernel.New(kernel.WithProcs(2), kernel.WithHistograms())
+	if err != nil {
+		panic(err)
+	}
+	parse := kernel.NewKind("parse")
+	var done sync.WaitGroup
+	done.Add(100)
+	for range 100 {
+		k.GoKind(parse, func(c *kernel.Ctx) {
+			c.Go(func(*kernel.Ctx) { done.Done() })
+		})
+	}
+	done.Wait()
+	k.Shutdown(context.Background())
+	s := k.Stats()
+	fmt.Println("runs:", s.PollCount, "timed:", s.PollTime.Total())
+	// Output: runs: 200 timed: 200
 }
