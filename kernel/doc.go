@@ -165,7 +165,8 @@
 //     region named after its kind ("vsched.task" without one), and steals,
 //     parks and hand-offs are trace.Log events (categories vsched.steal,
 //     vsched.park, vsched.handoff); while it is off, a run costs one
-//     trace.IsEnabled load (the example of NewKind says how to look at a trace);
+//     trace.IsEnabled load (the example of NewKind says how to look at a
+//     trace);
 //   - histograms ([WithHistograms]): schedule latency, from a task becoming
 //     runnable to its run, and run time, in [Stats.ScheduleLatency] and
 //     [Stats.PollTime], with doubling buckets from 1 µs.
