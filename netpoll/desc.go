@@ -34,6 +34,7 @@ const (
 	Write             // writable, or an error
 )
 
+// String returns "read" or "write".
 func (m Mode) String() string {
 	if m == Read {
 		return "read"
@@ -111,6 +112,7 @@ func (d *Desc) Fd() int { return d.fd }
 // Poller returns the Poller d is registered with.
 func (d *Desc) Poller() *Poller { return d.p }
 
+// String names the descriptor, for messages.
 func (d *Desc) String() string { return fmt.Sprintf("netpoll.Desc(fd %d)", d.fd) }
 
 // checkErr returns the error that ends a wait in mode now, if any

@@ -26,6 +26,7 @@ const (
 
 var taskStateNames = [...]string{"", "runnable", "running", "waiting", "dead"}
 
+// String returns the state's name, as the runtime's status names read.
 func (s TaskState) String() string {
 	if int(s) < len(taskStateNames) && s != 0 {
 		return taskStateNames[s]
