@@ -210,6 +210,9 @@ func loadMutants(root string) ([]mutant.Mutant, error) {
 		if err != nil {
 			return nil, err
 		}
+		if m.Expect != "" && !slices.ContainsFunc(mutantVerifiers(), func(v campaignVerifier) bool { return v.name == m.Expect }) {
+			return nil, fmt.Errorf("mutant %s: Expect: %q is not a verifier of the campaign", m.Name, m.Expect)
+		}
 		all = append(all, m)
 	}
 	if len(all) == 0 {
