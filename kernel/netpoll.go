@@ -152,10 +152,13 @@ func cancelWait(gp *g) {
 	gp.io = ioWait{}
 }
 
-// netpollToRun turns the waiters of a poll into tasks, in buf.
-func netpollToRun(ws []*netpoll.Waiter, buf []*g) []*g {
+// netpollToRun turns the waiters of a poll into tasks, in buf, stamping
+// them runnable for the histograms while the polling M still owns them.
+func (k *Kernel) netpollToRun(ws []*netpoll.Waiter, buf []*g) []*g {
 	for i, w := range ws {
-		buf = append(buf, w.Task().(*g))
+		gp := w.Task().(*g)
+		k.stampReady(gp)
+		buf = append(buf, gp)
 		ws[i] = nil
 	}
 	return buf
@@ -174,7 +177,7 @@ func (k *Kernel) pollNonBlocking(pp *p) *g {
 	if len(ws) == 0 {
 		return nil
 	}
-	gs := netpollToRun(ws, pp.pollG[:0])
+	gs := k.netpollToRun(ws, pp.pollG[:0])
 	pp.pollBuf = ws[:0]
 	k.pollWakes.Add(uint64(len(gs)))
 	gp := gs[0]
@@ -209,7 +212,7 @@ func (k *Kernel) pollBlocking(mp *m) (gp *g, pp *p, polled bool) {
 		return nil, nil, true
 	}
 	ws := np.Poll(-1, mp.pollBuf[:0])
-	gs := netpollToRun(ws, mp.pollG[:0])
+	gs := k.netpollToRun(ws, mp.pollG[:0])
 	clear(ws)
 	mp.pollBuf = ws[:0]
 	k.pollWakes.Add(uint64(len(gs)))
@@ -264,7 +267,7 @@ func (k *Kernel) pollFromMonitor(now int64) bool {
 		return false
 	}
 	ws := np.Poll(0, k.mon.pollBuf[:0])
-	gs := netpollToRun(ws, k.mon.pollG[:0])
+	gs := k.netpollToRun(ws, k.mon.pollG[:0])
 	clear(ws)
 	k.mon.pollBuf = ws[:0]
 	k.pollWakes.Add(uint64(len(gs)))

@@ -55,19 +55,6 @@ func procLabels(id int) context.Context {
 	return pprof.WithLabels(context.Background(), pprof.Labels("vsched.p", strconv.Itoa(id)))
 }
 
-// runTraced runs gp's function inside an execution-tracer region named
-// after its kind. Called only while tracing is on: trace.IsEnabled is one
-// atomic load, so a kernel that is not traced pays nothing else.
-func runTraced(gp *g) {
-	name := taskRegion
-	if gp.kind != nil {
-		name = gp.kind.name
-	}
-	r := trace.StartRegion(context.Background(), name)
-	gp.fn(&gp.ctx)
-	r.End()
-}
-
 // traceEvent logs a scheduling event (a steal, a park, a hand-off) to the
 // execution tracer. Callers check trace.IsEnabled first, so that a kernel
 // that is not traced does not even box the arguments.
@@ -181,7 +168,9 @@ func (pp *p) publishHistograms() {
 }
 
 // runObserved runs gp's function with what observes it turned on: the
-// pprof labels of its kind, a trace region, the histograms.
+// pprof labels of its kind, a trace region, the histograms. The labels and
+// the region are put back by a deferred call, so that a panic the kernel
+// recovers does not leave them on the M.
 func (k *Kernel) runObserved(mp *m, gp *g) {
 	var start int64
 	if pp := mp.p; pp.h != nil {
@@ -193,20 +182,21 @@ func (k *Kernel) runObserved(mp *m, gp *g) {
 	}
 	if gp.kind != nil {
 		pprof.SetGoroutineLabels(gp.kind.labels)
+		defer func() {
+			if pp := mp.p; pp != nil { // Block may have moved the task to another P
+				pprof.SetGoroutineLabels(pp.labels)
+			}
+		}()
 	}
 	if trace.IsEnabled() {
-		runTraced(gp)
-	} else {
-		gp.fn(&gp.ctx)
+		name := taskRegion
+		if gp.kind != nil {
+			name = gp.kind.name
+		}
+		defer trace.StartRegion(context.Background(), name).End()
 	}
-	pp := mp.p // Block may have moved the task to another P
-	if pp == nil {
-		return // the M is leaving (Close during a Block)
-	}
-	if gp.kind != nil {
-		pprof.SetGoroutineLabels(pp.labels)
-	}
-	if start != 0 {
+	gp.fn(&gp.ctx)
+	if pp := mp.p; start != 0 && pp != nil {
 		pp.h.run[bucketOf(nanotime()-start)]++
 	}
 }

@@ -142,6 +142,21 @@ func TestHistogramsCountEveryRunAndEveryScheduling(t *testing.T) {
 		t.Errorf("the histogram's quantiles are not ordered: %v", s.PollTime)
 	}
 
+	// A batch from outside: each task is stamped once, under the lock,
+	// before any M can run it.
+	k = newKernel(t, WithProcs(2), WithHistograms())
+	fns := make([]func(*Ctx), n)
+	for i := range fns {
+		fns[i] = func(*Ctx) {}
+	}
+	if err := k.GoBatch(fns...); err != nil {
+		t.Fatal(err)
+	}
+	shutdown(t, k)
+	if s := k.Stats(); s.ScheduleLatency.Total() != n || s.PollTime.Total() != n {
+		t.Errorf("a batch of %d: ScheduleLatency counts %d, PollTime %d", n, s.ScheduleLatency.Total(), s.PollTime.Total())
+	}
+
 	k = newKernel(t, WithProcs(1))
 	if err := k.Go(func(*Ctx) {}); err != nil {
 		t.Fatal(err)

@@ -184,7 +184,11 @@ func (k *Kernel) acquirep(mp *m, pp *p) {
 	}
 	pp.m, mp.p = mp, pp
 	pp.status.Store(pRunning)
-	pprof.SetGoroutineLabels(pp.labels)
+	if gp := mp.curg; gp != nil && gp.kind != nil {
+		pprof.SetGoroutineLabels(gp.kind.labels) // back from Block, mid-run
+	} else {
+		pprof.SetGoroutineLabels(pp.labels)
+	}
 }
 
 func (k *Kernel) releasep(mp *m) *p {
@@ -515,11 +519,6 @@ func (k *Kernel) globrunqputbatchLocked(gs []*g) {
 func (k *Kernel) injectglist(pp *p, gs []*g) {
 	if len(gs) == 0 {
 		return
-	}
-	if k.histograms {
-		for _, gp := range gs {
-			k.stampReady(gp)
-		}
 	}
 	if pp == nil {
 		k.startIdle(len(gs))

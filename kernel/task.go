@@ -333,7 +333,7 @@ func (k *Kernel) gdead(pp *p, gp *g) {
 		w.state.Store(wDead) // no Wake moves a Waker out of wIdle
 		gp.waker = nil
 	}
-	gp.fn, gp.kind = nil, nil
+	gp.fn, gp.kind, gp.readyAt = nil, nil, 0
 	k.gfput(pp, gp)
 }
 
