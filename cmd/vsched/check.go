@@ -34,11 +34,11 @@ const rootEnv = "VSCHED_ROOT"
 const fuzzDir = "fuzz"
 
 // propertyPatterns are the packages whose tests check the scheduler: the
-// synchronization primitives, the data structures, the specification and
-// the rapid property tests with their known-bad mutants, as go test patterns
-// relative to the module root.
+// synchronization primitives, the data structures, the specification, the
+// netpoller and the kernel (their unit and stress tests) and the rapid
+// property tests, as go test patterns relative to the module root.
 func propertyPatterns() []string {
-	return []string{"./internal/...", "./spec/...", "./runq/...", "./steal/...", "./proptest/..."}
+	return []string{"./internal/...", "./spec/...", "./runq/...", "./steal/...", "./netpoll/...", "./kernel/...", "./proptest/..."}
 }
 
 // verdict is a phase's outcome.
@@ -203,7 +203,9 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	writeFailures(stdout, results)
 	writeSummary(stdout, results, total, v)
 	if reportPath != "" {
-		rep := newReport(ctx, goBin, c, results, start, total, v)
+		// After an interrupt ctx is done, but the report still wants the
+		// machine's facts.
+		rep := newReport(context.WithoutCancel(ctx), goBin, c, results, start, total, v)
 		if err := writeReport(reportPath, rep); err != nil {
 			fmt.Fprintf(stderr, "vsched check: writing the report: %v\n", err)
 			if v == pass {
@@ -237,6 +239,8 @@ type checker struct {
 	names    []string // every phase met, selected or not, for the -run error
 	lastCmd  string   // the last go command run, for the phase's result
 	budget   time.Duration
+	// fuzzGiven is the time the fuzz targets have been given so far.
+	fuzzGiven time.Duration
 }
 
 func (c *checker) selected(name string) bool {
@@ -284,6 +288,10 @@ const (
 	// minStress is the least a linearizability stress test runs, even
 	// when the phases before used up the budget.
 	minStress = 5 * time.Second
+	// testTimeoutSlack is what go test's -timeout allows beyond a phase's
+	// budget: building, and the tests of the package that are not
+	// budgeted.
+	testTimeoutSlack = 5 * time.Minute
 )
 
 // remaining is the budget left.
@@ -343,8 +351,9 @@ func (c *checker) exploreKernel(ctx context.Context) result {
 	if !isDir(filepath.Join(c.root, "kernel")) {
 		return result{verdict: skip, summary: "no ./kernel package yet"}
 	}
-	c.budget = (c.duration / exploreKernelShare).Round(time.Second)
-	return c.testJSON(ctx, []string{"test", "-count=1", "-json", "-tags", "vsched_explore", "-run", "^TestKernelModels$", "./explore",
+	c.budget = max(c.duration/exploreKernelShare, time.Second).Round(time.Second)
+	return c.testJSON(ctx, []string{"test", "-count=1", "-json", "-timeout", (c.budget + testTimeoutSlack).String(),
+		"-tags", "vsched_explore", "-run", "^TestKernelModels$", "./explore",
 		"-args", "-vsched.kernel-bound=2", "-vsched.kernel-executions=200000", "-vsched.kernel-time=" + c.budget.String()}, "no tests")
 }
 
@@ -358,7 +367,7 @@ func (c *checker) linearizability(ctx context.Context) result {
 	n := c.countTests(ctx, "./linearizability", "Histories")
 	each := max(c.remaining()/time.Duration(max(n, 1)), minStress).Round(time.Second)
 	c.budget = each * time.Duration(max(n, 1))
-	return c.testJSON(ctx, []string{"test", "-count=1", "-json", "-timeout", "0", "-skip", "^TestKnownBad", "./linearizability"}, "no tests",
+	return c.testJSON(ctx, []string{"test", "-count=1", "-json", "-timeout", (c.budget + testTimeoutSlack).String(), "-skip", "^TestKnownBad", "./linearizability"}, "no tests",
 		linearizability.EnvDuration+"="+each.String(), linearizability.EnvSeed+"="+strconv.FormatUint(c.seed, 10))
 }
 
@@ -455,13 +464,14 @@ func (c *checker) rapidSeed() string { return "RAPID_SEED=" + strconv.FormatUint
 
 // fuzztimeFor is how long to fuzz a target when left of the targets
 // (this one included) are still to run: -fuzztime if given, else an even
-// part of the fuzzers' share of the budget.
+// part of what is left of the fuzzers' share of the budget.
 func (c *checker) fuzztimeFor(left int) string {
 	if c.fuzztime != "" {
 		return c.fuzztime
 	}
-	share := c.duration / fuzzShare / time.Duration(max(left, 1))
+	share := (c.duration/fuzzShare - c.fuzzGiven) / time.Duration(max(left, 1))
 	c.budget = max(share, time.Second).Round(time.Second)
+	c.fuzzGiven += c.budget
 	return c.budget.String()
 }
 

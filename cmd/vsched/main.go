@@ -23,12 +23,12 @@
 // The check command runs these phases in order, each a "go test" in the
 // module root:
 //
-//	properties       go test -count=1 -json -skip '^TestKnownBad' ./internal/... ./spec/... ./runq/... ./steal/... ./proptest/...
+//	properties       go test -count=1 -json -skip '^TestKnownBad' ./internal/... ./spec/... ./runq/... ./steal/... ./netpoll/... ./kernel/... ./proptest/...
 //	fuzz seeds       go test -count=1 -json -run '^Fuzz' ./fuzz
 //	explore          go test -count=1 -json -tags vsched_explore -skip '^TestKnownBad' ./explore ./netpoll
-//	explore kernel   go test -count=1 -json -tags vsched_explore -run '^TestKernelModels$' ./explore -args -vsched.kernel-bound=2 ...
+//	explore kernel   go test -count=1 -json -timeout <budget+5m> -tags vsched_explore -run '^TestKernelModels$' ./explore -args -vsched.kernel-bound=2 ...
 //	fuzz <Target>    go test -run '^$' -fuzz '^<Target>$' -fuzztime <share> ./fuzz
-//	linearizability  go test -count=1 -json -skip '^TestKnownBad' ./linearizability (VSCHED_LIN_DURATION=<share>)
+//	linearizability  go test -count=1 -json -timeout <budget+5m> -skip '^TestKnownBad' ./linearizability (VSCHED_LIN_DURATION=<share>, VSCHED_LIN_SEED=<seed>)
 //
 // The budget (-duration, default 3m) is spent so: the first three phases
 // take what they take (about half a minute on two cores); the kernel models

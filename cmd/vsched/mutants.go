@@ -480,6 +480,9 @@ func (mc *mutantCampaign) runVerifier(ctx context.Context, v campaignVerifier, m
 	if err == nil {
 		return false, "", out
 	}
+	if strings.Contains(out, "build constraints exclude all Go files") {
+		return false, "", out // a package of the explorer build only: not this verifier's
+	}
 	if strings.Contains(out, "[build failed]") || strings.Contains(out, "[setup failed]") {
 		return false, "BROKEN", out
 	}

@@ -84,5 +84,13 @@ func readBuildInfo() (version string, released bool) {
 	if !ok || bi.Main.Path != modulePath {
 		return "", false
 	}
+	// Since Go 1.24 a build inside a clone is stamped with a version made
+	// from the commit (and "+dirty"); only a build without VCS settings
+	// came from the module proxy.
+	for _, s := range bi.Settings {
+		if s.Key == "vcs.revision" {
+			return bi.Main.Version, false
+		}
+	}
 	return bi.Main.Version, bi.Main.Version != "" && bi.Main.Version != "(devel)"
 }

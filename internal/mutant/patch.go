@@ -196,10 +196,14 @@ func (m Mutant) Apply(root string) (map[string][]byte, error) {
 		lines := strings.Split(string(src), "\n")
 		shift := 0 // lines added minus lines removed by earlier hunks
 		for hi, h := range fp.hunks {
-			at := find(lines, h.old, h.line-1+shift)
-			if at < 0 {
+			at, n := find(lines, h.old, h.line-1+shift)
+			switch {
+			case n == 0:
 				return nil, fmt.Errorf("mutant %s: hunk %d of %s no longer applies (its lines are not in the file); update %s/%s.patch with the code",
 					m.Name, hi+1, fp.file, PatchDir, m.Name)
+			case n > 1:
+				return nil, fmt.Errorf("mutant %s: hunk %d of %s matches %d places; add context to %s/%s.patch so that it names one",
+					m.Name, hi+1, fp.file, n, PatchDir, m.Name)
 			}
 			lines = slices.Concat(lines[:at], h.new, lines[at+len(h.old):])
 			shift += len(h.new) - len(h.old)
@@ -214,8 +218,8 @@ func (m Mutant) Apply(root string) (map[string][]byte, error) {
 }
 
 // find returns the index in lines of the occurrence of want nearest to
-// hint, or -1.
-func find(lines, want []string, hint int) int {
+// hint, and the number of occurrences: a hunk must name one place.
+func find(lines, want []string, hint int) (at, n int) {
 	match := func(at int) bool {
 		if at < 0 || at+len(want) > len(lines) {
 			return false
@@ -227,13 +231,21 @@ func find(lines, want []string, hint int) int {
 		}
 		return true
 	}
-	for d := 0; d <= len(lines); d++ {
-		if match(hint - d) {
-			return hint - d
-		}
-		if match(hint + d) {
-			return hint + d
+	at = -1
+	for i := range lines {
+		if match(i) {
+			n++
+			if at < 0 || abs(i-hint) < abs(at-hint) {
+				at = i
+			}
 		}
 	}
-	return -1
+	return at, n
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
 }

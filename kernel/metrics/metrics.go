@@ -15,6 +15,7 @@ import (
 	"errors"
 	"expvar"
 	"fmt"
+	"sync"
 
 	"github.com/vsched/vsched/kernel"
 )
@@ -31,9 +32,15 @@ func Publish(name string, k *kernel.Kernel) error {
 	if k == nil {
 		return fmt.Errorf("metrics: Publish(%q, nil): no kernel", name)
 	}
+	publishMu.Lock()
+	defer publishMu.Unlock()
 	if expvar.Get(name) != nil {
 		return fmt.Errorf("%w: %q", ErrNameTaken, name)
 	}
 	expvar.Publish(name, expvar.Func(func() any { return k.Stats() }))
 	return nil
 }
+
+// publishMu makes Publish's check and publish one step, so that two calls
+// with one name cannot both pass the check.
+var publishMu sync.Mutex
