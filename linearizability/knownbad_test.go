@@ -27,10 +27,17 @@ var byStress = mutant.Verifier{
 }
 
 // knownBad are the seeded bugs of runq that this verifier must report.
+//
+// no-torn-read-retry is not among them. Its race needs the thief preempted
+// between two adjacent loads while the owner runs five or more operations:
+// on 2 idle cores the stress reported it in 2 of 3 runs of 20 s, and a CI
+// run on a busy machine missed it in 9 runs. A verifier that reports a bug
+// only when the machine is kind is not shown to catch it; the explorer's
+// runq scenarios report it on every run, and its known-bad test requires
+// that.
 var knownBad = []mutant.Mutant{
 	mutant.Named("grab-load-store-not-cas"),
 	mutant.Named("tail-before-slot"),
-	mutant.Named("no-torn-read-retry"),
 	mutant.Named("empty-single-tail-read"),
 }
 
@@ -42,15 +49,7 @@ func TestKnownBadQueuesAreReported(t *testing.T) {
 	// to reach the races quickly.
 	for _, m := range knownBad {
 		t.Run(m.Name, func(t *testing.T) {
-			v := byStress
-			if m.Name == "no-torn-read-retry" {
-				// Its race needs the thief preempted between two
-				// adjacent loads while the owner runs five or more
-				// operations: on 2 cores it was reported in 2 of 3
-				// runs of 20 s. The explorer reports it every time.
-				v.Count = 9
-			}
-			out := mutant.Report(t, m, v)
+			out := mutant.Report(t, m, byStress)
 			for _, line := range strings.Split(out, "\n") {
 				if strings.Contains(line, ".html") {
 					t.Logf("%s", strings.TrimSpace(line))
