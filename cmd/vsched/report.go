@@ -89,6 +89,29 @@ func phaseWhat(name string) string {
 // with the go test command that follows it when there is one.
 var replayLine = regexp.MustCompile(`VSCHED_REPLAY='?[^'\s]+'?(?: go test[^\n]*)?`)
 
+// fullestReplays drops a bare VSCHED_REPLAY=<schedule> when the same
+// schedule also came with its go test command: the trace prints the one,
+// the failure the other.
+func fullestReplays(rs []string) []string {
+	schedule := func(r string) string {
+		s, _, _ := strings.Cut(strings.TrimPrefix(r, "VSCHED_REPLAY="), " ")
+		return strings.Trim(s, "'")
+	}
+	var out []string
+	for _, r := range rs {
+		covered := false
+		for _, o := range rs {
+			if o != r && len(o) > len(r) && schedule(o) == schedule(r) {
+				covered = true
+			}
+		}
+		if !covered {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // htmlPath matches a path to an HTML file in a failure's output.
 var htmlPath = regexp.MustCompile(`(/[^\s'"]+\.html)\b`)
 
@@ -122,6 +145,7 @@ func newReport(ctx context.Context, goBin string, c *checker, results []result, 
 					rf.Replays = append(rf.Replays, m)
 				}
 			}
+			rf.Replays = fullestReplays(rf.Replays)
 			for _, m := range htmlPath.FindAllString(rf.Output, -1) {
 				if seen[m] {
 					continue

@@ -19,7 +19,7 @@ func TestReportEmbedsTheReplayAndTheVisualizationOfEachFailure(t *testing.T) {
 		{phase: "properties", verdict: pass, summary: "95 passed, 0 failed, 0 skipped", command: "go test ./proptest"},
 		{phase: "explore", verdict: fail, summary: "58 passed, 1 failed", failures: []failure{{
 			title: "github.com/vsched/vsched/explore",
-			output: []string{"--- FAIL: TestKernelModels/SpawnVsIdle", "deadlock: every thread is blocked",
+			output: []string{"--- FAIL: TestKernelModels/SpawnVsIdle", "deadlock: every thread is blocked", "replay (1 preemptions): VSCHED_REPLAY=0.1.1.0",
 				"to replay: VSCHED_REPLAY='0.1.1.0' go test -tags vsched_explore -run '^TestKernelModels$/^SpawnVsIdle$' <this package>"},
 		}}},
 		{phase: "linearizability", verdict: fail, summary: "10 passed, 1 failed", budget: time.Minute, failures: []failure{{
@@ -28,7 +28,11 @@ func TestReportEmbedsTheReplayAndTheVisualizationOfEachFailure(t *testing.T) {
 		}}},
 	}
 	path := filepath.Join(dir, "report.html")
-	if err := writeReport(path, newReport(t.Context(), "go", c, results, time.Now(), time.Minute, fail)); err != nil {
+	rep := newReport(t.Context(), "go", c, results, time.Now(), time.Minute, fail)
+	if r := rep.Phases[1].Failures[0].Replays; len(r) != 1 || !strings.HasSuffix(r[0], "<this package>") {
+		t.Errorf("replays %q; want only the full command, not the bare setting of the same schedule", r)
+	}
+	if err := writeReport(path, rep); err != nil {
 		t.Fatal(err)
 	}
 	data, err := os.ReadFile(path)
