@@ -76,3 +76,13 @@ func TestStatsCountAliveParkedAndBlockingTasks(t *testing.T) {
 		t.Errorf("PerWorker polls add up to %d, PollCount is %d", perWorker, s.PollCount)
 	}
 }
+
+// BenchmarkStats measures a read of Stats on an idle kernel with one P per
+// CPU, the cost a metrics scraper pays per read.
+func BenchmarkStats(b *testing.B) {
+	k := newKernel(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = k.Stats()
+	}
+}
