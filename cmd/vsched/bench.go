@@ -79,30 +79,13 @@ func (f *benchFlags) validate() error {
 }
 
 // validBenchtime accepts what go test -benchtime accepts.
-func validBenchtime(s string) error {
-	if n, ok := strings.CutSuffix(s, "x"); ok {
-		if i, err := strconv.Atoi(n); err == nil && i > 0 {
-			return nil
-		}
-	} else if d, err := time.ParseDuration(s); err == nil && d > 0 {
-		return nil
-	}
-	return fmt.Errorf("invalid -benchtime %q: want a positive duration (2s) or count (100x)", s)
-}
+func validBenchtime(s string) error { return validTimeOrCount("-benchtime", s, "2s", "100x") }
 
 // runBench is the bench command.
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	f := newBenchFlags(stderr)
-	if err := f.fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitPass
-		}
-		return exitUsage
-	}
-	if f.fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "vsched bench: unexpected argument %q\n", f.fs.Arg(0))
-		f.fs.Usage()
-		return exitUsage
+	if code, done := parseFlags(f.fs, args, stderr); done {
+		return code
 	}
 	if err := f.validate(); err != nil {
 		fmt.Fprintf(stderr, "vsched bench: %v\n", err)

@@ -113,30 +113,13 @@ func newCheckFlags(out io.Writer) *checkFlags {
 
 // validFuzztime accepts what go test -fuzztime accepts, so that a typo is
 // reported before the first phase rather than after the property tests.
-func validFuzztime(s string) error {
-	if n, ok := strings.CutSuffix(s, "x"); ok {
-		if i, err := strconv.Atoi(n); err == nil && i > 0 {
-			return nil
-		}
-	} else if d, err := time.ParseDuration(s); err == nil && d > 0 {
-		return nil
-	}
-	return fmt.Errorf("invalid -fuzztime %q: want a positive duration (10s) or count (1000x)", s)
-}
+func validFuzztime(s string) error { return validTimeOrCount("-fuzztime", s, "10s", "1000x") }
 
 // runCheck is the check command.
 func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	f := newCheckFlags(stderr)
-	if err := f.fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitPass
-		}
-		return exitUsage
-	}
-	if f.fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "vsched check: unexpected argument %q\n", f.fs.Arg(0))
-		f.fs.Usage()
-		return exitUsage
+	if code, done := parseFlags(f.fs, args, stderr); done {
+		return code
 	}
 	if f.fuzztime != "" {
 		if err := validFuzztime(f.fuzztime); err != nil {

@@ -166,11 +166,15 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
+	"strings"
 	"syscall"
+	"time"
 )
 
 // command is one subcommand of vsched. run receives the arguments after the
@@ -309,4 +313,35 @@ func interruptedStatus(ctx context.Context) int {
 		}
 	}
 	return exitInterrupted
+}
+
+// parseFlags parses the flags of a command that takes no arguments. done
+// reports that the command must exit with code: after -h (0) or a usage
+// error (2), which the flag set or this function has explained on stderr.
+func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) (code int, done bool) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitPass, true
+		}
+		return exitUsage, true
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "vsched %s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
+		fs.Usage()
+		return exitUsage, true
+	}
+	return 0, false
+}
+
+// validTimeOrCount accepts what go test's -fuzztime and -benchtime accept:
+// a positive duration or a positive count with an x suffix.
+func validTimeOrCount(flagName, s, exampleTime, exampleCount string) error {
+	if n, ok := strings.CutSuffix(s, "x"); ok {
+		if i, err := strconv.Atoi(n); err == nil && i > 0 {
+			return nil
+		}
+	} else if d, err := time.ParseDuration(s); err == nil && d > 0 {
+		return nil
+	}
+	return fmt.Errorf("invalid %s %q: want a positive duration (%s) or count (%s)", flagName, s, exampleTime, exampleCount)
 }

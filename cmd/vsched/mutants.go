@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -112,16 +111,8 @@ func (o mutantOutcome) ok() bool {
 
 func runMutants(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	f := newMutantsFlags(stderr)
-	if err := f.fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitPass
-		}
-		return exitUsage
-	}
-	if f.fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "vsched mutants: unexpected argument %q\n", f.fs.Arg(0))
-		f.fs.Usage()
-		return exitUsage
+	if code, done := parseFlags(f.fs, args, stderr); done {
+		return code
 	}
 	filter, err := regexp.Compile(f.run)
 	if err != nil {
