@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"bytes"
+	"runtime"
 	"runtime/pprof"
 	"runtime/trace"
 	"strings"
@@ -100,6 +101,47 @@ func TestTraceHasARegionPerTaskRunNamedByKind(t *testing.T) {
 	for _, want := range []string{"trace-kind-7f3a", taskRegion} {
 		if !bytes.Contains(buf.Bytes(), []byte(want)) {
 			t.Errorf("the trace has no region named %q", want)
+		}
+	}
+}
+
+func TestTraceLogsParksAndHandoffs(t *testing.T) {
+	if trace.IsEnabled() {
+		t.Skip("the execution tracer is already on")
+	}
+	var buf bytes.Buffer
+	if err := trace.Start(&buf); err != nil {
+		t.Fatal(err)
+	}
+	k := newKernel(t, WithProcs(1), WithBlockHandoff(HandoffEager))
+	parked := make(chan *Waker, 1)
+	woken := false
+	if err := k.Go(func(c *Ctx) {
+		if woken {
+			return
+		}
+		woken = true
+		c.Block(func() {}) // an eager Block hands the P off
+		parked <- c.Park()
+	}); err != nil {
+		t.Fatal(err)
+	}
+	w := <-parked
+	// Wake only once the park has committed (a Wake before the commit
+	// cancels it, and nothing parks): the P publishes its counters when it
+	// goes idle after the commit.
+	for i := 0; k.Stats().ParkedTasks != 1; i++ {
+		if i == 10_000_000 {
+			t.Fatal("the task never parked")
+		}
+		runtime.Gosched()
+	}
+	w.Wake()
+	shutdown(t, k)
+	trace.Stop()
+	for _, want := range []string{"vsched.park", "vsched.handoff"} {
+		if !bytes.Contains(buf.Bytes(), []byte(want)) {
+			t.Errorf("the trace has no %q event", want)
 		}
 	}
 }
