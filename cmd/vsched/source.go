@@ -56,7 +56,7 @@ func downloadSource(ctx context.Context, goBin, version string) (string, error) 
 	// Outside any module, so that a go.work or go.mod around the current
 	// directory does not get in the way.
 	cmd.Dir = os.TempDir()
-	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
+	cmd.Env = append(os.Environ(), "GOWORK=off")
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	runErr := cmd.Run()
