@@ -2,11 +2,12 @@ package kernel
 
 import (
 	"context"
+	"runtime/pprof"
+	"runtime/trace"
+
 	"github.com/vsched/vsched/internal/xsync"
 	"github.com/vsched/vsched/netpoll"
 	"github.com/vsched/vsched/runq"
-	"runtime/pprof"
-	"runtime/trace"
 )
 
 // The states of a P, in p.status.
