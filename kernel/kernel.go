@@ -87,8 +87,9 @@ type Kernel struct {
 	// The netpoller, once Poller made it.
 	poller xsync.Pointer[netpoll.Poller]
 	// lastpoll is when an M last polled, or 0 while an M blocks in the
-	// poller (sched.lastpoll); pollingNet is set while an M polls without
-	// blocking (sched.pollingNet).
+	// poller (sched.lastpoll); pollingNet is set while an M or the monitor
+	// polls without blocking (sched.pollingNet), and, for the monitor, until
+	// what it woke is queued.
 	lastpoll   xsync.Int64
 	pollingNet xsync.Uint32
 
@@ -391,7 +392,7 @@ func (k *Kernel) Close() error {
 // every pidleput.
 func (k *Kernel) checkDrainedLocked() {
 	if k.state.Load() == stateDraining && int(k.npidle.Load()) == k.procs &&
-		k.nmsys.Load() == 0 && k.global.Len() == 0 && k.lastpoll.Load() != 0 {
+		k.nmsys.Load() == 0 && k.global.Len() == 0 && k.lastpoll.Load() != 0 && k.pollingNet.Load() == 0 {
 		k.state.Store(stateStopped)
 		k.drained = true
 		k.finishLocked()

@@ -260,10 +260,18 @@ func (k *Kernel) pollFromMonitor(now int64) bool {
 	if np == nil || np.Waiters() == 0 {
 		return false
 	}
-	// Take the poller as a blocking poller does (lastpoll zero), so
-	// that a drain waits for what this poll wakes.
+	// Move lastpoll on as sysmon does, not to 0: an M going idle while
+	// this poll runs must still become the blocking poller, or, with every
+	// P idle, nobody polls once the monitor sleeps (taking lastpoll to 0
+	// here lost every wakeup of a stress test that way). pollingNet, held
+	// until what the poll woke is queued, keeps a drain from finishing
+	// before it is.
 	last := k.lastpoll.Load()
-	if last == 0 || now-last < int64(pollMaxGap) || !k.lastpoll.Cas(last, 0) {
+	if last == 0 || now-last < int64(pollMaxGap) || k.pollingNet.Swap(1) != 0 {
+		return false
+	}
+	if !k.lastpoll.Cas(last, nanotime()) {
+		k.pollingNet.Store(0)
 		return false
 	}
 	ws := np.Poll(0, k.mon.pollBuf[:0])
@@ -273,7 +281,7 @@ func (k *Kernel) pollFromMonitor(now int64) bool {
 	k.pollWakes.Add(uint64(len(gs)))
 	k.lock.Lock()
 	k.globrunqputbatchLocked(gs)
-	k.lastpoll.Store(nanotime())
+	k.pollingNet.Store(0)
 	k.checkDrainedLocked()
 	k.lock.Unlock()
 	k.injectglist(nil, gs)
