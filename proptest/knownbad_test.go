@@ -41,7 +41,10 @@ var knownBadQueues = []struct {
 	{mutant.Named("drain-store-not-cas"), []mutant.Verifier{byStealStress}},
 	{mutant.Named("putslow-store-not-cas"), []mutant.Verifier{byStealStress}},
 	{mutant.Named("empty-single-tail-read"), []mutant.Verifier{byEmptyStress}},
-	{mutant.Named("putslow-drops-new-item"), []mutant.Verifier{byProptest, byFuzzSeeds}},
+	// rapid's 100 random cases reach a full ring only sometimes (the
+	// proptest missed this mutant in 2 of 10 runs); the committed fuzz
+	// corpus reaches it every time.
+	{mutant.Named("putslow-drops-new-item"), []mutant.Verifier{byFuzzSeeds}},
 	{mutant.Named("drain-skips-runnext"), []mutant.Verifier{byProptest, byFuzzSeeds}},
 	{mutant.Named("global-batch-uncapped"), []mutant.Verifier{byGlobalProptest, byGlobalFuzzSeeds}},
 }
