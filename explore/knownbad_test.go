@@ -91,6 +91,7 @@ func TestKnownBadKernelsAreReported(t *testing.T) {
 		{mutant.Named("monitor-sleeps-after-stop"), all},
 		{mutant.Named("stop-break-lost"), all},
 		{mutant.Named("no-blocking-poller"), all},
+		{mutant.Named("monitor-poll-hides-poller"), byModels("^TestKernelModels$/^NetpollMonitorPollVsIdle$", "1")},
 		{mutant.Named("needspinning-ignored"), byModels("^TestKernelModels$/^SpawnVsIdle$/^Go$", "2")},
 		{mutant.Named("eager-block-not-handed-off"), byModels("^TestKernelModels$/^BlockHandoffVsSubmit$/^eager$", "1")},
 	} {

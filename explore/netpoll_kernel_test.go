@@ -8,6 +8,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/vsched/vsched/explore"
+	"github.com/vsched/vsched/internal/testhook"
 	"github.com/vsched/vsched/internal/xsync"
 	"github.com/vsched/vsched/kernel"
 	"github.com/vsched/vsched/netpoll"
@@ -128,6 +129,37 @@ func shutdownVsPoller() {
 	closePair(d, peer)
 }
 
+// monitorPollVsIdle: the monitor polls, without blocking, while the only
+// M goes idle after its task began to wait; then a thread writes. Whoever
+// polled, someone must be left to see the write: an M that took the
+// monitor's poll for a blocking poller and parked, with the monitor gone
+// back to sleep, left nobody (a lost wakeup, found by a stress test).
+func monitorPollVsIdle() {
+	k := newModelKernel(1)
+	d, peer := ioPair(k)
+	var done xsync.Note
+	var runs xsync.Int32
+	k.Go(func(c *kernel.Ctx) {
+		if runs.Add(1) == 1 {
+			if err := c.WaitRead(d); err != nil {
+				panic(err)
+			}
+			return
+		}
+		done.Wakeup()
+	})
+	monitor := explore.Go(func() { k.TestHookMonitorPoll(testhook.Key{}) })
+	monitor.Join()
+	if _, err := unix.Write(peer, []byte{1}); err != nil {
+		panic(err)
+	}
+	np, _ := k.Poller()
+	np.Break()
+	done.Sleep()
+	drain(k)
+	closePair(d, peer)
+}
+
 func init() {
 	kernelModels = append(kernelModels, []struct {
 		name  string
@@ -136,5 +168,6 @@ func init() {
 		{"NetpollReadVsWrite", readVsWrite},
 		{"NetpollCloseVsWait", closeVsWait},
 		{"NetpollShutdownVsPoller", shutdownVsPoller},
+		{"NetpollMonitorPollVsIdle", monitorPollVsIdle},
 	}...)
 }

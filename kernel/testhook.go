@@ -96,3 +96,15 @@ func (k *Kernel) TestHookRetake(_ testhook.Key) int {
 	}
 	return n
 }
+
+// TestHookMonitorPoll is the monitor's netpoll for this module's explorer
+// models, in which the monitor does not run: one pollFromMonitor, as if
+// nobody had polled for pollMaxGap. It reports whether the poll woke a
+// task.
+func (k *Kernel) TestHookMonitorPoll(_ testhook.Key) bool {
+	last := k.lastpoll.Load()
+	if last == 0 {
+		return false // an M blocks in the poller
+	}
+	return k.pollFromMonitor(last + int64(pollMaxGap))
+}
