@@ -49,6 +49,7 @@ type monitorP struct {
 // starts running, so an idle kernel uses no CPU.
 func (k *Kernel) sysmon() {
 	delay, idle := monitorMinDelay, 0
+	k.forgetRuns(xsync.Nanotime())
 	for {
 		if k.state.Load() == stateStopped {
 			k.lock.Lock()
@@ -67,6 +68,7 @@ func (k *Kernel) sysmon() {
 			}
 			k.monNote.Sleep()
 			delay, idle = monitorMinDelay, 0
+			k.forgetRuns(xsync.Nanotime())
 			continue
 		}
 		if idle > monitorIdleRounds {
@@ -89,6 +91,24 @@ func (k *Kernel) sysmon() {
 			idle++
 		}
 	}
+}
+
+// forgetRuns makes the monitor take what each P runs next as a new run,
+// measured from now: after its deep sleep, what it remembered of the Ps is
+// old, and a P that started running meanwhile would otherwise look as if
+// one task had run the whole time.
+func (k *Kernel) forgetRuns(now int64) {
+	for i := range k.mon.ps {
+		k.forgetRun(i, now)
+	}
+}
+
+// forgetRun is forgetRuns for P i, also done whenever the monitor finds it
+// idle: no task runs there, so none is stalled.
+func (k *Kernel) forgetRun(i int, now int64) {
+	s := &k.mon.ps[i]
+	s.ticks = k.allp[i].ticks.Load()
+	s.runWhen, s.tickWhen, s.reported = now, now, false
 }
 
 // quiet reports whether there is nothing for the monitor to watch.
@@ -123,6 +143,8 @@ func (k *Kernel) retake(now int64) bool {
 				k.handoffp(pp)
 				did = true
 			}
+		case pIdle:
+			k.forgetRun(i, now)
 		case pRunning:
 			ticks := pp.ticks.Load()
 			if uint32(ticks) != uint32(s.ticks) {
