@@ -145,8 +145,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	goBin := goBinary()
 	root, cleanup, err := sourceRoot(ctx, goBin, stderr)
 	if err != nil {
-		// The error names vsched check itself, as the fix is to run it
-		// elsewhere.
+		// The error says where to run vsched instead.
 		fmt.Fprintln(stderr, err)
 		return exitFail
 	}
