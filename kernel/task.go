@@ -271,7 +271,7 @@ func (k *Kernel) execute(mp *m, gp *g, inheritTime bool) bool {
 	pp.runseq++
 	// For the monitor: a run began (runseq), and the time slice changed
 	// or did not (schedtick).
-	pp.ticks.Store(uint64(pp.runseq)<<32 | uint64(pp.schedtick))
+	pp.ticks.StoreRelaxed(uint64(pp.runseq)<<32 | uint64(pp.schedtick))
 	pp.c.tasksRun++
 	if gp.kind != nil || pp.kindShown {
 		// For the monitor's stall report: the kind of what runs now.

@@ -59,9 +59,14 @@
 //
 // # Differences from the runtime
 //
-//   - Ring slots are atomic pointers, not plain words, so the race detector
-//     stays quiet: the runtime's speculative plain copy before the CAS is a
-//     benign race that -race would report.
+//   - Ring slots are read atomically. The owner writes them with a plain
+//     store, as the runtime does, that the tail's store-release publishes
+//     (xsync's StoreRelaxed); under the race detector the store is atomic
+//     too, since a thief's speculative copy before its CAS may race with
+//     the owner overwriting the slot, a benign race -race would report.
+//   - The owner's runnext put is one atomic swap where the runtime loops on
+//     a CAS; only the owner stores a non-nil runnext, so both return the
+//     old value or nil when a thief took it first.
 //   - The runtime throws from runqsteal when the thief's ring lacks room
 //     after the grab. [Queue.StealInto] checks the room before it takes
 //     anything, so a misuse panics without losing a task.

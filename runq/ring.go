@@ -38,12 +38,12 @@ func (r *ring) put(g unsafe.Pointer, next bool) []unsafe.Pointer {
 		panic("runq: Queue.Put of a nil item")
 	}
 	if next {
-		// Only the owner stores non-nil into runnext, so the loop ends as
-		// soon as no thief has taken the old runnext in between.
-		old := r.runnext.Load()
-		for !r.runnext.Cas(old, g) {
-			old = r.runnext.Load()
-		}
+		// Only the owner stores non-nil into runnext and thieves only
+		// take it, so one swap does what the runtime's CAS loop does: it
+		// returns the old runnext, or nil if a thief took it first. It
+		// also asks for the cache line once, where a load and then a CAS
+		// ask twice when a thief has just read it.
+		old := r.runnext.Swap(g)
 		if old == nil {
 			return nil
 		}
@@ -54,7 +54,7 @@ func (r *ring) put(g unsafe.Pointer, next bool) []unsafe.Pointer {
 		h := r.head.LoadAcq() // load-acquire, synchronize with consumers
 		t := r.tail.Load()    // only the owner writes tail
 		if t-h < Size {
-			r.slots[t%Size].Store(g)
+			r.slots[t%Size].StoreRelaxed(g)
 			r.tail.StoreRel(t + 1) // store-release, makes the item available for consumption
 			return nil
 		}
@@ -97,7 +97,7 @@ func (r *ring) putBatch(gs []unsafe.Pointer) []unsafe.Pointer {
 	t := r.tail.Load()
 	n := 0
 	for n < len(gs) && t-h < Size {
-		r.slots[t%Size].Store(gs[n])
+		r.slots[t%Size].StoreRelaxed(gs[n])
 		t++
 		n++
 	}
@@ -181,7 +181,7 @@ func (r *ring) grab(dst *ring, dstHead uint32, batch []unsafe.Pointer, stealRunN
 				continue
 			}
 			if dst != nil {
-				dst.slots[dstHead%Size].Store(next)
+				dst.slots[dstHead%Size].StoreRelaxed(next)
 			} else {
 				batch[0] = next
 			}
@@ -192,7 +192,7 @@ func (r *ring) grab(dst *ring, dstHead uint32, batch []unsafe.Pointer, stealRunN
 		}
 		if dst != nil {
 			for i := range n {
-				dst.slots[(dstHead+i)%Size].Store(r.slots[(h+i)%Size].Load())
+				dst.slots[(dstHead+i)%Size].StoreRelaxed(r.slots[(h+i)%Size].Load())
 			}
 		} else {
 			for i := range n {

@@ -138,6 +138,11 @@ func (x *UnsafePointer) Store(p unsafe.Pointer) { x.v.Store((*byte)(p)) }
 // StoreRel atomically stores p into x with release semantics.
 func (x *UnsafePointer) StoreRel(p unsafe.Pointer) { x.v.Store((*byte)(p)) }
 
+// StoreRelaxed stores p into x with no ordering of its own (see the
+// package doc): a plain store, as the runtime stores its run queue's slots,
+// except under the race detector.
+func (x *UnsafePointer) StoreRelaxed(p unsafe.Pointer) { storeRelaxed(x, p) }
+
 // Cas executes compare-and-swap on x (sequentially consistent).
 func (x *UnsafePointer) Cas(old, new unsafe.Pointer) bool {
 	return x.v.CompareAndSwap((*byte)(old), (*byte)(new))

@@ -396,6 +396,10 @@ func (x *UnsafePointer) Store(p unsafe.Pointer) { x.store(p) }
 // StoreRel atomically stores p into x with release semantics.
 func (x *UnsafePointer) StoreRel(p unsafe.Pointer) { x.store(p) }
 
+// StoreRelaxed stores p into x with no ordering of its own. The explorer
+// runs it as a sequentially consistent store, a scheduling point like Store.
+func (x *UnsafePointer) StoreRelaxed(p unsafe.Pointer) { x.store(p) }
+
 // Cas executes compare-and-swap on x (sequentially consistent).
 func (x *UnsafePointer) Cas(old, new unsafe.Pointer) bool { return x.cas(old, new) }
 

@@ -20,6 +20,15 @@
 //     goroutine may be ordered after it.
 //   - CasRel is a compare-and-swap with release semantics on success.
 //   - Load, Store, Cas, Add and Swap are sequentially consistent.
+//   - StoreRelaxed ([UnsafePointer.StoreRelaxed], [Stat.StoreRelaxed]) is a
+//     store with no ordering of its own, for a location with a single
+//     writer: a plain store in the default build, as the runtime stores the
+//     slots of its run queue and its schedtick. A racing load sees the old
+//     or the new value; a reader that must see the new one learns of it
+//     through a later synchronizing operation of the writer (the queue's
+//     tail StoreRel). Under the race detector it is atomic, so that the
+//     races the algorithms tolerate (a thief reading a slot the owner
+//     overwrites, then losing its CAS) are not reported.
 //
 // The names document what an algorithm needs. The default build cannot give
 // less than sequential consistency: Go's sync/atomic operations "behave as
@@ -30,9 +39,18 @@
 // runtime's own code: its StoreRel is an XCHG and its LoadAcq a plain MOV,
 // exactly what sync/atomic's Store and Load compile to.
 //
+// A plain MOV would be a release store on amd64, but StoreRel stays an
+// XCHG on purpose: the kernel's submit-then-check handshake (publish a task
+// with the tail's StoreRel, then load nmspinning) needs the StoreLoad
+// barrier that the XCHG implies, exactly as the runtime's runqput and
+// wakep do. With a MOV the load could pass the store, and a spinning M
+// going idle could miss the task: a lost wakeup the explorer, which runs
+// every operation sequentially consistent, would not see.
+//
 // # Cost
 //
 // In the default build every method is a one-line wrapper around sync/atomic
+// (StoreRelaxed around a plain store)
 // and is inlined by the compiler; check with
 //
 //	go build -gcflags=-m ./internal/xsync 2>&1 | grep 'can inline'

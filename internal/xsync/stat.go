@@ -15,6 +15,11 @@ func (s *Stat) Load() uint64 { return s.v.Load() }
 // Store sets the counter.
 func (s *Stat) Store(v uint64) { s.v.Store(v) }
 
+// StoreRelaxed sets the counter with a plain store where that cannot tear
+// (see the package doc): for a counter with a single writer, which stores
+// it on a hot path and does not need its readers to see it at once.
+func (s *Stat) StoreRelaxed(v uint64) { storeRelaxed64(&s.v, v) }
+
 // Add adds delta to the counter.
 func (s *Stat) Add(delta uint64) { s.v.Add(delta) }
 

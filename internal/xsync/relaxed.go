@@ -1,0 +1,30 @@
+//go:build !race
+
+package xsync
+
+import (
+	"sync/atomic"
+	"unsafe"
+)
+
+// The relaxed stores of the default build are plain stores. An aligned
+// store of at most a machine word is never torn, so a racing load sees the
+// old or the new value, which is what the Go memory model promises a
+// word-sized racing read; the next sync/atomic operation of the storing
+// goroutine keeps the compiler from moving the store past it.
+
+// storeRelaxed is a plain pointer store. The compiler emits the garbage
+// collector's write barrier for it, since the destination has pointer type.
+func storeRelaxed(x *UnsafePointer, p unsafe.Pointer) {
+	*(*unsafe.Pointer)(unsafe.Pointer(&x.v)) = p
+}
+
+// storeRelaxed64 is a plain store where a uint64 is a machine word, and an
+// atomic one where it is two (a plain store could be torn there).
+func storeRelaxed64(x *atomic.Uint64, v uint64) {
+	if unsafe.Sizeof(uintptr(0)) == 8 {
+		*(*uint64)(unsafe.Pointer(x)) = v
+	} else {
+		x.Store(v)
+	}
+}
