@@ -21,6 +21,8 @@
 //   - nothing: it is dead, and its record is recycled (gfput, gfget);
 //   - [Ctx.Go]: the child went to this P's runnext and runs next on this P,
 //     inheriting the time slice, unless a thief takes it (newproc);
+//   - [Ctx.TryGo]: as Go while some P could take the child, otherwise
+//     nothing, and the caller does the child's work inline;
 //   - [Ctx.Yield]: it goes to the tail of the global queue (Gosched);
 //   - [Ctx.Park]: it waits until its [Waker] is woken, then its function
 //     runs again from the top; its state lives in its closure;

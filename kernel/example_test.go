@@ -35,6 +35,40 @@ func Example() {
 	// Output: tasks run: 2047 stats: 2047
 }
 
+// A parallel sum that splits its range with TryGo: while a P could take
+// the other half, it becomes a task; once every P is busy and this P has
+// queued work, the half is summed inline, so a saturated kernel stops
+// paying for tasks.
+func ExampleCtx_TryGo() {
+	k, err := kernel.New()
+	if err != nil {
+		panic(err)
+	}
+	var total atomic.Int64
+	var sum func(c *kernel.Ctx, lo, hi int)
+	sum = func(c *kernel.Ctx, lo, hi int) {
+		for hi-lo > 1000 {
+			mid, top := lo+(hi-lo)/2, hi
+			upper := func(c *kernel.Ctx) { sum(c, mid, top) }
+			if !c.TryGo(upper) {
+				upper(c)
+			}
+			hi = mid
+		}
+		s := 0
+		for i := lo; i < hi; i++ {
+			s += i
+		}
+		total.Add(int64(s))
+	}
+	k.Go(func(c *kernel.Ctx) { sum(c, 0, 1_000_000) })
+	if err := k.Shutdown(context.Background()); err != nil {
+		panic(err)
+	}
+	fmt.Println(total.Load())
+	// Output: 499999500000
+}
+
 // Park and Wake: a consumer task parks until a producer goroutine wakes it;
 // each time it runs, its function starts from the top, with its state in the
 // closure. A Wake that comes before the park commits is not lost.

@@ -3,6 +3,7 @@ package kernel
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"runtime"
@@ -110,6 +111,65 @@ func TestCtxGoRunsTheChildNextOnTheSameP(t *testing.T) {
 	}
 	if st := k.Stats(); st.RunnextCount != 1 || st.LocalScheduleCount != 2 || st.RemoteScheduleCount != 1 {
 		t.Errorf("stats %+v, want 1 runnext hit, 2 local and 1 remote spawn", st)
+	}
+}
+
+func TestTryGoDeclinesWhileEveryPIsBusyAndTheLocalQueueHoldsATask(t *testing.T) {
+	k := newKernel(t, WithProcs(1))
+	var o order
+	var first, second atomic.Bool
+	k.Go(func(c *Ctx) {
+		// One P, running this task: no P is idle and no M spins.
+		first.Store(c.TryGo(func(*Ctx) { o.add("a") }))  // the queue is empty
+		second.Store(c.TryGo(func(*Ctx) { o.add("b") })) // a waits in runnext
+	})
+	shutdown(t, k)
+	if !first.Load() || second.Load() {
+		t.Errorf("TryGo returned %v, then %v; want true (empty queue), then false (a task queued, no P free)", first.Load(), second.Load())
+	}
+	if got, want := o.String(), "a"; got != want {
+		t.Errorf("ran %q, want %q (a declined TryGo spawns nothing)", got, want)
+	}
+	if st := k.Stats(); st.LocalScheduleCount != 1 {
+		t.Errorf("Stats.LocalScheduleCount = %d, want 1", st.LocalScheduleCount)
+	}
+}
+
+func TestTryGoSplitsRunEveryLeafOnceWhetherSpawnedOrInline(t *testing.T) {
+	const depth = 14 // 2^14 leaves, 2^14-1 splits
+	for _, np := range []int{1, 2, 4} {
+		t.Run(fmt.Sprintf("procs=%d", np), func(t *testing.T) {
+			k := newKernel(t, WithProcs(np))
+			var leaves, inline atomic.Int64
+			var split func(c *Ctx, d int)
+			split = func(c *Ctx, d int) {
+				for ; d > 0; d-- {
+					rest := d - 1
+					child := func(c *Ctx) { split(c, rest) }
+					if !c.TryGo(child) {
+						inline.Add(1)
+						child(c)
+					}
+				}
+				leaves.Add(1)
+			}
+			if err := k.Go(func(c *Ctx) { split(c, depth) }); err != nil {
+				t.Fatal(err)
+			}
+			shutdown(t, k)
+			st := k.Stats()
+			if leaves.Load() != 1<<depth {
+				t.Errorf("%d leaves ran, want %d", leaves.Load(), 1<<depth)
+			}
+			if got := st.LocalScheduleCount + uint64(inline.Load()); got != 1<<depth-1 {
+				t.Errorf("%d splits spawned and %d inline, want %d in all", st.LocalScheduleCount, inline.Load(), 1<<depth-1)
+			}
+			// With one P the answers are fixed: a split spawns exactly
+			// when the local queue is empty.
+			if np == 1 && (st.LocalScheduleCount == 0 || inline.Load() == 0) {
+				t.Errorf("%d splits spawned and %d inline; want some of each", st.LocalScheduleCount, inline.Load())
+			}
+		})
 	}
 }
 

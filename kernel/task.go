@@ -71,6 +71,29 @@ func (c *Ctx) Go(fn func(*Ctx)) {
 	c.spawn("Go", nil, fn)
 }
 
+// TryGo spawns fn as [Ctx.Go] does when the kernel has room to run it in
+// parallel, and reports whether it did. It returns false, spawning nothing,
+// when every P is busy (none idle, no M spinning) and this P's local queue
+// already holds a task that a P running out of work would take first: a
+// new task would only wait in the queue, and running fn's work in place is
+// cheaper. Divide-and-conquer code calls TryGo at each split and does the
+// work inline when it returns false, as with the TryGo of a bounded worker
+// pool, so that a saturated kernel stops paying for tasks nobody is free
+// to take (help-first while there is slack, work-first when there is
+// none). The answer costs a few loads and is a snapshot: a P may go idle
+// just after. It panics if fn is nil.
+func (c *Ctx) TryGo(fn func(*Ctx)) bool {
+	mp := c.running("TryGo")
+	if fn == nil {
+		panic("kernel: Ctx.TryGo of a nil function")
+	}
+	if k := mp.k; k.npidle.Load() == 0 && k.nmspinning.Load() == 0 && mp.p.runq.Len() > 0 {
+		return false
+	}
+	c.spawn("TryGo", nil, fn)
+	return true
+}
+
 // spawn is Go and GoKind, named by what for the misuse messages.
 func (c *Ctx) spawn(what string, kd *Kind, fn func(*Ctx)) {
 	mp := c.running(what)

@@ -21,7 +21,9 @@ import (
 // frame. The pools run the same continuation code, submitting with TryGo
 // and running the child inline when the pool is saturated (a blocking
 // nested submit deadlocks a bounded pool once every worker is submitting);
-// they report the fraction of spawns run inline as inline/task.
+// they report the fraction of spawns run inline as inline/task. So does
+// kernel-trygo, the kernel under the same policy with Ctx.TryGo, which
+// declines while every P is busy and the spawner's queue holds a task.
 func forkJoinFib(n int) workload {
 	const what = "ForkJoinFib"
 	w := workload{name: what, tasks: fibOf(n+1) - 1, want: fibOf(n)}
@@ -39,6 +41,15 @@ func forkJoinFib(n int) workload {
 			}}
 		}},
 	}
+	w.variants = append(w.variants, variant{"kernel-trygo", func(tb testing.TB) runner {
+		k := newKernel(tb)
+		s := &fibRun{l: newLatch(tb, what, k)}
+		root := func(c *kernel.Ctx) { s.kernelTryNode(c, n, nil) }
+		return runner{k: k, inline: &s.inline, run: func() int64 {
+			submit(tb, k, root)
+			return s.wait()
+		}}
+	}})
 	w.variants = append(w.variants, poolVariants(true, func(tb testing.TB, p goPool, _ int) runner {
 		s := &fibRun{l: newLatch(tb, what, nil)}
 		root := func() { s.poolNode(p, n, nil) }
@@ -101,6 +112,18 @@ func (s *fibRun) wait() int64 {
 func (s *fibRun) kernelNode(c *kernel.Ctx, n int, parent *fibFrame) {
 	s.node(n, parent, 0, func(m int, f *fibFrame) {
 		c.Go(func(c *kernel.Ctx) { s.kernelNode(c, m, f) })
+	})
+}
+
+// kernelTryNode is kernelNode with the pools' policy: Ctx.TryGo, and the
+// child inline when it declines (every P busy and work already queued here).
+func (s *fibRun) kernelTryNode(c *kernel.Ctx, n int, parent *fibFrame) {
+	s.node(n, parent, 0, func(m int, f *fibFrame) {
+		child := func(c *kernel.Ctx) { s.kernelTryNode(c, m, f) }
+		if !c.TryGo(child) {
+			s.inline.Add(1)
+			child(c)
+		}
 	})
 }
 
