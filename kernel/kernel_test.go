@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // newKernel returns a kernel that the test shuts down at its end.
@@ -94,6 +95,14 @@ func TestGoRejectsNilAndClosedKernels(t *testing.T) {
 	}
 	if err := k2.Shutdown(context.Background()); !errors.Is(err, ErrClosed) {
 		t.Errorf("Shutdown after Close = %v, want ErrClosed", err)
+	}
+}
+
+func TestTaskRecordFitsACacheLine(t *testing.T) {
+	// A record spawned on one P and run on another crosses between their
+	// caches on every task; see the comment on g.
+	if size := unsafe.Sizeof(g{}); size > 64 {
+		t.Errorf("a task record takes %d bytes, more than one 64-byte cache line", size)
 	}
 }
 

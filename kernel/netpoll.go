@@ -89,20 +89,20 @@ func (c *Ctx) WaitWrite(d *netpoll.Desc) error { return c.wait("WaitWrite", d, n
 func (c *Ctx) wait(op string, d *netpoll.Desc, mode netpoll.Mode) error {
 	mp := c.running(op)
 	gp := c.g
-	if gp.parking || gp.yield || gp.io.d != nil {
+	if gp.parking || gp.yield || gp.waitAsked() {
 		panic("kernel: Ctx." + op + " called after Ctx.Park, Ctx.Yield or another wait in the same run")
 	}
 	if d == nil || d.Poller() != mp.k.poller.Load() {
 		return ErrForeignDesc
 	}
-	if gp.pw == nil {
-		gp.pw = netpoll.NewWaiter(gp)
+	if gp.io == nil {
+		gp.io = &gio{pw: netpoll.NewWaiter(gp)}
 	}
 	armed, err := d.PrepareWait(mode)
 	if errors.Is(err, netpoll.ErrBusy) {
 		return err
 	}
-	gp.io = ioWait{d: d, mode: mode, armed: armed, err: err}
+	gp.io.req = ioWait{d: d, mode: mode, armed: armed, err: err}
 	return nil
 }
 
@@ -113,7 +113,10 @@ func (c *Ctx) wait(op string, d *netpoll.Desc, mode netpoll.Mode) error {
 // returns nil in a run that did not follow a wait.
 func (c *Ctx) WaitErr() error {
 	c.running("WaitErr")
-	return c.g.waitErr
+	if io := c.g.io; io != nil {
+		return io.err
+	}
+	return nil
 }
 
 // commitWait ends gp's run that asked for a wait: the park commits by a CAS
@@ -121,8 +124,8 @@ func (c *Ctx) WaitErr() error {
 // runs again at once from pp's resume slot. It reports whether gp parked;
 // from then on the poller may run gp anywhere.
 func (k *Kernel) commitWait(pp *p, gp *g) bool {
-	if gp.io.armed {
-		if gp.io.d.CommitWait(gp.io.mode, gp.pw) {
+	if w := &gp.io.req; w.armed {
+		if w.d.CommitWait(w.mode, gp.io.pw) {
 			return true
 		}
 	}
@@ -133,12 +136,12 @@ func (k *Kernel) commitWait(pp *p, gp *g) bool {
 	return false
 }
 
-// finishWait sets the outcome of gp's wait for the run about to begin.
-func finishWait(gp *g) {
-	w := &gp.io
-	gp.waitErr = w.err
+// finishWait sets the outcome of a task's wait for the run about to begin.
+func finishWait(io *gio) {
+	w := &io.req
+	io.err = w.err
 	if w.armed {
-		gp.waitErr = w.d.FinishWait(w.mode, gp.pw)
+		io.err = w.d.FinishWait(w.mode, io.pw)
 	}
 	*w = ioWait{}
 }
@@ -146,10 +149,14 @@ func finishWait(gp *g) {
 // cancelWait takes back the wait of a task that died in the run that asked
 // for it.
 func cancelWait(gp *g) {
-	if w := &gp.io; w.armed {
+	io := gp.io
+	if io == nil {
+		return
+	}
+	if w := &io.req; w.armed {
 		w.d.CancelWait(w.mode)
 	}
-	gp.io = ioWait{}
+	io.req = ioWait{}
 }
 
 // netpollToRun turns the waiters of a poll into tasks, in buf, stamping

@@ -12,9 +12,12 @@ import (
 // Ctx, the requests of the current run, and the links of the free lists.
 // Records are recycled through per-P and global free lists (gfput, gfget).
 type g struct {
+	// The fields come in the order of their use in every run, and the
+	// record fits one 64-byte cache line (TestTaskRecordFitsACacheLine):
+	// a task spawned on one P and run on another moves one line between
+	// their caches, not two.
 	fn   func(*Ctx)
 	ctx  Ctx
-	k    *Kernel
 	kind *Kind // for the stall hook, the tracer and the profiler; nil for none
 	// readyAt is when the task last became runnable, with WithHistograms;
 	// 0 while it runs or waits.
@@ -22,15 +25,25 @@ type g struct {
 	// waker is the task's Waker, made at its first Park and kept until it
 	// dies; a dead task's Waker is never reused.
 	waker *Waker
+	// io is the task's descriptor wait, made at its first Ctx.WaitRead or
+	// WaitWrite and kept with the record (most tasks never wait on I/O).
+	io *gio
 	// The requests of the current run, read when fn returns.
 	yield   bool
 	parking bool
-	io      ioWait // Ctx.WaitRead or WaitWrite, until the next run
-	// pw is the task's place in a wait slot, made at its first wait and
-	// kept with the record: no slot holds it while the record is free.
-	pw      *netpoll.Waiter
-	waitErr error // Ctx.WaitErr in this run
 }
+
+// gio is a task record's descriptor wait state.
+type gio struct {
+	req ioWait // Ctx.WaitRead or WaitWrite, until the next run
+	// pw is the task's place in a wait slot, kept with the record: no
+	// slot holds it while the record is free.
+	pw  *netpoll.Waiter
+	err error // Ctx.WaitErr in this run
+}
+
+// waitAsked reports whether gp's current run asked for a descriptor wait.
+func (gp *g) waitAsked() bool { return gp.io != nil && gp.io.req.d != nil }
 
 // Ctx is a running task's handle on the kernel. A task receives it as the
 // argument of its function; it is valid only while that function runs, on
@@ -138,7 +151,7 @@ func (c *Ctx) GoBatch(fns ...func(*Ctx)) {
 // same run.
 func (c *Ctx) Yield() {
 	c.running("Yield")
-	if c.g.parking || c.g.io.d != nil {
+	if c.g.parking || c.g.waitAsked() {
 		panic("kernel: Ctx.Yield after Ctx.Park, Ctx.WaitRead or Ctx.WaitWrite in the same run")
 	}
 	c.g.yield = true
@@ -154,14 +167,14 @@ func (c *Ctx) Yield() {
 //
 // A task keeps one Waker for its whole life: every Park re-arms it.
 func (c *Ctx) Park() *Waker {
-	c.running("Park")
+	mp := c.running("Park")
 	gp := c.g
-	if gp.parking || gp.yield || gp.io.d != nil {
+	if gp.parking || gp.yield || gp.waitAsked() {
 		panic("kernel: Ctx.Park called twice, or after Ctx.Yield, Ctx.WaitRead or Ctx.WaitWrite, in one run")
 	}
 	w := gp.waker
 	if w == nil {
-		w = &Waker{g: gp, k: gp.k}
+		w = &Waker{g: gp, k: mp.k}
 		gp.waker = w
 	}
 	gp.parking = true
@@ -301,8 +314,8 @@ func (k *Kernel) execute(mp *m, gp *g, inheritTime bool) bool {
 		pp.kind.Store(gp.kind)
 		pp.kindShown = gp.kind != nil
 	}
-	if gp.io.d != nil || gp.waitErr != nil {
-		finishWait(gp)
+	if io := gp.io; io != nil && (io.req.d != nil || io.err != nil) {
+		finishWait(io)
 	}
 	mp.curg = gp
 	gp.ctx.m = mp
@@ -320,7 +333,7 @@ func (k *Kernel) execute(mp *m, gp *g, inheritTime bool) bool {
 		k.globrunqputLocked(gp)
 		k.lock.Unlock()
 		k.wakep()
-	case gp.io.d != nil:
+	case gp.waitAsked():
 		if k.commitWait(pp, gp) {
 			// From here the poller may run gp anywhere: do not touch it.
 			pp.c.parks++
@@ -400,7 +413,7 @@ func (k *Kernel) gfgetLocked() *g {
 }
 
 func (k *Kernel) newg() *g {
-	gp := &g{k: k}
+	gp := &g{}
 	gp.ctx.g = gp
 	return gp
 }
