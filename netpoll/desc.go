@@ -92,6 +92,9 @@ type Desc struct {
 
 	r, w slot
 	info xsync.Uint32 // infoClosing | infoReadExpired | infoWriteExpired
+	// hup is 1 once a Poll has seen the peer end its side, or an error,
+	// on the descriptor (see Hungup).
+	hup xsync.Uint32
 
 	mu         xsync.Mutex // guards the fields below
 	closing    bool
@@ -105,6 +108,21 @@ func (d *Desc) slot(mode Mode) *slot {
 	}
 	return &d.w
 }
+
+// Hungup reports whether a [Poller.Poll] has seen the peer end its side
+// of the descriptor, or an error on it (EPOLLRDHUP, EPOLLHUP or EPOLLERR).
+// It is set before the poll wakes the read waiter and stays set.
+//
+// It answers the one question an edge-triggered reader cannot answer from
+// its own reads: whether a read shorter than its buffer drained the
+// socket. TCP reads less than asked only when its receive queue is empty
+// or the read stopped at the peer's FIN or an error. Data that arrives
+// later raises a new edge; a FIN or an error that came with the edge that
+// woke the reader raises none. So a reader that reads short, and then
+// finds Hungup false, may wait for readability at once instead of reading
+// until [ErrWouldBlock]; if Hungup is true it must read on to the EOF or
+// the error.
+func (d *Desc) Hungup() bool { return d.hup.Load() != 0 }
 
 // Fd returns the descriptor's number.
 func (d *Desc) Fd() int { return d.fd }

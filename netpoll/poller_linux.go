@@ -157,6 +157,9 @@ func (p *Poller) Poll(delay time.Duration, list []*Waiter) []*Waiter {
 		if d == nil {
 			continue // the registration ended: a stale event
 		}
+		if ev.Events&(unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) != 0 && !d.Hungup() {
+			d.hup.Store(1) // before the read waiter can run: see Hungup
+		}
 		if ev.Events&(unix.EPOLLIN|unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) != 0 {
 			if w := d.unblock(Read, true); w != nil {
 				list = append(list, w)

@@ -5,6 +5,7 @@ package netpoll_test
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"strconv"
@@ -509,5 +510,33 @@ func TestSecondPrepareWaitOnAWaitingSlotIsErrBusy(t *testing.T) {
 	tp.awaitWaiter(w)
 	if err := d.FinishWait(netpoll.Read, nil); err != nil {
 		t.Fatalf("FinishWait: %v", err)
+	}
+}
+
+func TestHungupIsSetOnceAPollSeesThePeersFIN(t *testing.T) {
+	tp := newTestPoller(t)
+	client, server := tp.pair(tp.listen())
+	d := server.Desc()
+	if err := tp.writeAll(client, []byte("hi")); err != nil {
+		t.Fatal(err)
+	}
+	if err := tp.readFull(server, make([]byte, 2)); err != nil {
+		t.Fatal(err)
+	}
+	if d.Hungup() {
+		t.Fatal("Hungup is true before the peer closed its side")
+	}
+	if err := client.CloseWrite(); err != nil {
+		t.Fatal(err)
+	}
+	// The FIN's edge may come with an edge latched before it: wait until a
+	// poll has seen it (the hang guard bounds the waits).
+	for !d.Hungup() {
+		if err := tp.wait(d, netpoll.Read); err != nil {
+			t.Fatalf("wait for the FIN: %v", err)
+		}
+	}
+	if n, err := server.Read(make([]byte, 1)); n != 0 || err != io.EOF {
+		t.Fatalf("Read after Hungup = %d, %v; want 0, io.EOF", n, err)
 	}
 }
