@@ -95,6 +95,11 @@ func (c *Ctx) Go(fn func(*Ctx)) {
 // to take (help-first while there is slack, work-first when there is
 // none). The answer costs a few loads and is a snapshot: a P may go idle
 // just after. It panics if fn is nil.
+//
+// Work done inline runs in the caller's run, with the caller's Ctx: a
+// Park, Yield or wait in it is the caller's, and the caller's function
+// runs again from the top when it resumes. Give TryGo functions that only
+// compute and spawn.
 func (c *Ctx) TryGo(fn func(*Ctx)) bool {
 	mp := c.running("TryGo")
 	if fn == nil {

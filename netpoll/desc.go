@@ -92,9 +92,9 @@ type Desc struct {
 
 	r, w slot
 	info xsync.Uint32 // infoClosing | infoReadExpired | infoWriteExpired
-	// hup is 1 once a Poll has seen the peer end its side, or an error,
-	// on the descriptor (see Hungup).
-	hup xsync.Uint32
+	// exc is 1 once a Poll has seen an exceptional condition on the
+	// descriptor (see Exceptional).
+	exc xsync.Uint32
 
 	mu         xsync.Mutex // guards the fields below
 	closing    bool
@@ -109,20 +109,21 @@ func (d *Desc) slot(mode Mode) *slot {
 	return &d.w
 }
 
-// Hungup reports whether a [Poller.Poll] has seen the peer end its side
-// of the descriptor, or an error on it (EPOLLRDHUP, EPOLLHUP or EPOLLERR).
+// Exceptional reports whether a [Poller.Poll] has seen an exceptional
+// condition on the descriptor: the peer ended its side, a hangup, an error,
+// or urgent (out-of-band) data (EPOLLRDHUP, EPOLLHUP, EPOLLERR, EPOLLPRI).
 // It is set before the poll wakes the read waiter and stays set.
 //
 // It answers the one question an edge-triggered reader cannot answer from
 // its own reads: whether a read shorter than its buffer drained the
-// socket. TCP reads less than asked only when its receive queue is empty
-// or the read stopped at the peer's FIN or an error. Data that arrives
-// later raises a new edge; a FIN or an error that came with the edge that
-// woke the reader raises none. So a reader that reads short, and then
-// finds Hungup false, may wait for readability at once instead of reading
-// until [ErrWouldBlock]; if Hungup is true it must read on to the EOF or
-// the error.
-func (d *Desc) Hungup() bool { return d.hup.Load() != 0 }
+// socket. TCP reads less than asked when its receive queue is empty, and
+// also when the read stops at the peer's FIN, an error or the urgent mark.
+// Data that arrives later raises a new edge; a FIN, an error or urgent
+// data that came with the edge that woke the reader raises none. So a
+// reader that reads short, and then finds Exceptional false, may wait for
+// readability at once instead of reading until [ErrWouldBlock]; if
+// Exceptional is true it must read on.
+func (d *Desc) Exceptional() bool { return d.exc.Load() != 0 }
 
 // Fd returns the descriptor's number.
 func (d *Desc) Fd() int { return d.fd }

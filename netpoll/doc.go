@@ -1,8 +1,9 @@
 // Package netpoll is the kernel's I/O readiness layer, built the way the Go
 // runtime's netpoller is (runtime/netpoll.go and netpoll_epoll.go): one
 // epoll instance per [Poller], every descriptor registered once,
-// edge-triggered, for EPOLLIN|EPOLLOUT|EPOLLRDHUP, and a read and a write
-// wait slot per descriptor ([Desc]) that latch an edge nobody waited for.
+// edge-triggered, for EPOLLIN|EPOLLOUT|EPOLLRDHUP (and EPOLLPRI, which the
+// runtime leaves out, for [Desc.Exceptional]), and a read and a write wait
+// slot per descriptor ([Desc]) that latch an edge nobody waited for.
 //
 // # Wait slots
 //

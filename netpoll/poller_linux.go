@@ -47,7 +47,7 @@ func New(ready func(*Waiter)) (*Poller, error) {
 }
 
 // Register adds fd to the epoll instance, edge-triggered for
-// EPOLLIN|EPOLLOUT|EPOLLRDHUP, once for its whole life (the runtime's
+// EPOLLIN|EPOLLOUT|EPOLLRDHUP|EPOLLPRI, once for its whole life (the runtime's
 // netpollopen), and returns its Desc. fd should be non-blocking; it stays
 // the caller's to close, after [Desc.Close].
 func (p *Poller) Register(fd int) (*Desc, error) {
@@ -57,7 +57,7 @@ func (p *Poller) Register(fd int) (*Desc, error) {
 	d := &Desc{p: p, fd: fd}
 	d.rt.idx, d.wt.idx = -1, -1
 	p.register(d)
-	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLOUT | unix.EPOLLRDHUP | unix.EPOLLET,
+	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLOUT | unix.EPOLLRDHUP | unix.EPOLLPRI | unix.EPOLLET,
 		Fd: int32(d.idx), Pad: int32(d.seq)}
 	// Under the table's lock, so that Close does not close the epoll
 	// descriptor in between (its number could be reused).
@@ -157,10 +157,10 @@ func (p *Poller) Poll(delay time.Duration, list []*Waiter) []*Waiter {
 		if d == nil {
 			continue // the registration ended: a stale event
 		}
-		if ev.Events&(unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) != 0 && !d.Hungup() {
-			d.hup.Store(1) // before the read waiter can run: see Hungup
+		if ev.Events&(unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR|unix.EPOLLPRI) != 0 && !d.Exceptional() {
+			d.exc.Store(1) // before the read waiter can run: see Exceptional
 		}
-		if ev.Events&(unix.EPOLLIN|unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) != 0 {
+		if ev.Events&(unix.EPOLLIN|unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR|unix.EPOLLPRI) != 0 {
 			if w := d.unblock(Read, true); w != nil {
 				list = append(list, w)
 			}

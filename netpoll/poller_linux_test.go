@@ -513,7 +513,7 @@ func TestSecondPrepareWaitOnAWaitingSlotIsErrBusy(t *testing.T) {
 	}
 }
 
-func TestHungupIsSetOnceAPollSeesThePeersFIN(t *testing.T) {
+func TestExceptionalIsSetOnceAPollSeesThePeersFIN(t *testing.T) {
 	tp := newTestPoller(t)
 	client, server := tp.pair(tp.listen())
 	d := server.Desc()
@@ -523,20 +523,46 @@ func TestHungupIsSetOnceAPollSeesThePeersFIN(t *testing.T) {
 	if err := tp.readFull(server, make([]byte, 2)); err != nil {
 		t.Fatal(err)
 	}
-	if d.Hungup() {
-		t.Fatal("Hungup is true before the peer closed its side")
+	if d.Exceptional() {
+		t.Fatal("Exceptional is true before the peer closed its side")
 	}
 	if err := client.CloseWrite(); err != nil {
 		t.Fatal(err)
 	}
 	// The FIN's edge may come with an edge latched before it: wait until a
 	// poll has seen it (the hang guard bounds the waits).
-	for !d.Hungup() {
+	for !d.Exceptional() {
 		if err := tp.wait(d, netpoll.Read); err != nil {
 			t.Fatalf("wait for the FIN: %v", err)
 		}
 	}
 	if n, err := server.Read(make([]byte, 1)); n != 0 || err != io.EOF {
-		t.Fatalf("Read after Hungup = %d, %v; want 0, io.EOF", n, err)
+		t.Fatalf("Read after Exceptional = %d, %v; want 0, io.EOF", n, err)
+	}
+}
+
+func TestExceptionalIsSetByUrgentDataThatStopsAReadShort(t *testing.T) {
+	tp := newTestPoller(t)
+	client, server := tp.pair(tp.listen())
+	d := server.Desc()
+	// "abc", one urgent byte, "def": a read stops short at the urgent
+	// mark, and the rest raises no new edge.
+	if err := tp.writeAll(client, []byte("abc")); err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Sendto(client.Fd(), []byte("X"), unix.MSG_OOB, nil); err != nil {
+		t.Fatalf("send urgent: %v", err)
+	}
+	if err := tp.writeAll(client, []byte("def")); err != nil {
+		t.Fatal(err)
+	}
+	for !d.Exceptional() {
+		if err := tp.wait(d, netpoll.Read); err != nil {
+			t.Fatalf("wait for the urgent data: %v", err)
+		}
+	}
+	got := make([]byte, 6)
+	if err := tp.readFull(server, got); err != nil || string(got) != "abcdef" {
+		t.Fatalf("read %q, %v; want \"abcdef\" (the urgent byte stays out of band)", got, err)
 	}
 }

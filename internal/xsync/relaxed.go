@@ -13,6 +13,15 @@ import (
 // word-sized racing read; the next sync/atomic operation of the storing
 // goroutine keeps the compiler from moving the store past it.
 
+// The plain stores below write the sync/atomic value's only word: these
+// fail to compile if a type's size ever differs from that word's.
+var (
+	_ [unsafe.Sizeof(atomic.Pointer[byte]{}) - unsafe.Sizeof(unsafe.Pointer(nil))]struct{}
+	_ [unsafe.Sizeof(unsafe.Pointer(nil)) - unsafe.Sizeof(atomic.Pointer[byte]{})]struct{}
+	_ [unsafe.Sizeof(atomic.Uint64{}) - 8]struct{}
+	_ [8 - unsafe.Sizeof(atomic.Uint64{})]struct{}
+)
+
 // storeRelaxed is a plain pointer store. The compiler emits the garbage
 // collector's write barrier for it, since the destination has pointer type.
 func storeRelaxed(x *UnsafePointer, p unsafe.Pointer) {

@@ -106,7 +106,7 @@ func (s *kernelServer) stopAccepting(err error) {
 // client that does not read is throttled by its own socket buffer.
 //
 // A read shorter than the buffer drained the socket, unless the peer's FIN
-// or an error stopped it (netpoll.Desc.Hungup tells). So after writing
+// an error or urgent data stopped it (netpoll.Desc.Exceptional tells). So after writing
 // what such a read produced, the task waits for readability at once,
 // without the read that would only return ErrWouldBlock (the net
 // package's read loop makes it; on a request-response connection it is
@@ -152,7 +152,7 @@ func (s *kernelServer) serve(conn *netpoll.Conn) func(*kernel.Ctx) {
 			n, err := conn.Read(buf)
 			if n > 0 {
 				ss.Received(n)
-				drained = n < len(buf) && err == nil && !conn.Desc().Hungup()
+				drained = n < len(buf) && err == nil && !conn.Desc().Exceptional()
 				continue // write the output, then see the error again
 			}
 			if errors.Is(err, netpoll.ErrWouldBlock) {
