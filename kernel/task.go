@@ -12,10 +12,10 @@ import (
 // Ctx, the requests of the current run, and the links of the free lists.
 // Records are recycled through per-P and global free lists (gfput, gfget).
 type g struct {
-	// The fields come in the order of their use in every run, and the
-	// record fits one 64-byte cache line (TestTaskRecordFitsACacheLine):
+	// The record fits one 64-byte cache line (TestTaskRecordFitsACacheLine):
 	// a task spawned on one P and run on another moves one line between
-	// their caches, not two.
+	// their caches, not two. What only some tasks use lives behind a
+	// pointer (io).
 	fn   func(*Ctx)
 	ctx  Ctx
 	kind *Kind // for the stall hook, the tracer and the profiler; nil for none
