@@ -77,7 +77,13 @@ func TestFinishWaitOfAWokenWaiterLeavesTheNextWaiterAlone(t *testing.T) {
 	} else {
 		t.Logf("task 1's FinishWait: %v", err1)
 	}
-	// Task 2 must still be parked, and counted.
+	requireTask2Parked(t, p, d, w2)
+}
+
+// requireTask2Parked checks that, after task 1's FinishWait, task 2's
+// waiter w2 still holds d's read slot and is counted.
+func requireTask2Parked(t *testing.T, p *Poller, d *Desc, w2 *Waiter) {
+	t.Helper()
 	if got := d.r.state.Load(); got != w2 {
 		t.Errorf("after task 1's FinishWait the slot holds %p, want task 2's waiter %p: task 2 is lost", got, w2)
 	}
@@ -154,12 +160,7 @@ func TestFinishWaitOfAPolledWaiterLeavesTheNextWaiterAlone(t *testing.T) {
 	if pv != nil {
 		t.Errorf("task 1's FinishWait panicked with task 2 parked on the slot: %v", pv)
 	}
-	if got := d.r.state.Load(); got != w2 {
-		t.Errorf("the slot holds %p, want task 2's waiter %p: task 2 is lost", got, w2)
-	}
-	if n := p.Waiters(); n != 1 {
-		t.Errorf("Waiters() = %d with task 2 parked, want 1", n)
-	}
+	requireTask2Parked(t, p, d, w2)
 }
 
 // The hot paths of a wait allocate nothing once the buffers are warm:
