@@ -44,6 +44,18 @@ const (
 	monitorMaxDelay   = 10 * time.Millisecond
 	monitorIdleRounds = 50
 
+	// stopSpin is how long an M that stops spins on its note before it
+	// sleeps (no runtime counterpart: the runtime's stopm sleeps on a futex
+	// at once). An M is a goroutine: when it parks and its Go P finds
+	// nothing else to run, the Go scheduler puts the thread to sleep, and a
+	// startm soon after waits for the operating system to wake one. Under
+	// a request-response load the Ms stop and start thousands of times a
+	// second; spinning for about one thread wakeup first turned much of
+	// that wait into work (docs/BENCHMARKS.md, issue 5). The spin yields
+	// to ready goroutines, so it burns the CPU only when nothing else
+	// would run, at most stopSpin per stop.
+	stopSpin = 30 * time.Microsecond
+
 	// defaultStallThreshold is how long a task may run before the monitor
 	// reports it as a stall.
 	defaultStallThreshold = 10 * time.Millisecond

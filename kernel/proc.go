@@ -57,8 +57,9 @@ type m struct {
 	p        *p      // the P it holds, or nil
 	nextp    *p      // the P it is woken with, or nil to exit
 	spinning bool
-	curg     *g // the task it runs, or nil
-	link     *m // the idle list or syswait, under the lock
+	busy     bool // it ran a task since it last stopped (stopm)
+	curg     *g   // the task it runs, or nil
+	link     *m   // the idle list or syswait, under the lock
 	note     xsync.Note
 	rng      uint64
 	testRand func() uint32 // a manual kernel's steal randomness
@@ -235,6 +236,7 @@ func (k *Kernel) schedule(mp *m) (*g, bool) {
 		if mp.spinning {
 			k.resetspinning(mp)
 		}
+		mp.busy = true
 		return gp, inheritTime
 	}
 }
@@ -660,7 +662,12 @@ func (k *Kernel) stopm(mp *m) bool {
 	k.nmidle++
 	k.lock.Unlock()
 	k.mparks.Add(1)
-	mp.note.Sleep()
+	if np := k.poller.Load(); mp.busy && np != nil && np.Waiters() > 0 {
+		mp.note.SpinSleep(stopSpin)
+	} else {
+		mp.note.Sleep()
+	}
+	mp.busy = false
 	k.munparks.Add(1)
 	pp := mp.nextp
 	mp.nextp = nil

@@ -1,6 +1,9 @@
 package xsync
 
-import "time"
+import (
+	"runtime"
+	"time"
+)
 
 // sleepFor is the channel-and-timer body of Note.SleepFor, the same in both
 // builds (the explorer build does not model time).
@@ -17,5 +20,23 @@ func (n *Note) sleepFor(d time.Duration) bool {
 		return true
 	case <-n.timer.C:
 		return false
+	}
+}
+
+// spin is the first part of Note.SpinSleep, the same in both builds outside
+// a model: it looks for a Wakeup until d has passed, yielding the thread to
+// other goroutines between looks, and reports whether it consumed one.
+func (n *Note) spin(d time.Duration) bool {
+	end := Nanotime() + int64(d)
+	for {
+		select {
+		case <-n.ch:
+			return true
+		default:
+		}
+		if Nanotime() >= end {
+			return false
+		}
+		runtime.Gosched()
 	}
 }

@@ -42,6 +42,22 @@ func (n *Note) Sleep() {
 	<-n.ch
 }
 
+// SpinSleep is Sleep after a spin of up to d: it looks for the Wakeup,
+// yielding the thread to other goroutines between looks (runtime.Gosched),
+// and blocks only once d has passed without one. It is for a sleeper that
+// is often woken soon after it starts to sleep: a goroutine that blocks may
+// leave its thread with nothing to run, and the Go scheduler then puts the
+// thread to sleep, so that the Wakeup waits for the operating system to
+// wake a thread. The spin burns the CPU only when no other goroutine is
+// ready to run.
+func (n *Note) SpinSleep(d time.Duration) {
+	n.init()
+	if d > 0 && n.spin(d) {
+		return
+	}
+	<-n.ch
+}
+
 // SleepFor is Sleep with a timeout: it returns true when it consumed a
 // Wakeup and false when d passed first (the runtime's notetsleep). Only one
 // goroutine may sleep on a Note at a time.

@@ -57,6 +57,21 @@ func (n *Note) Sleep() {
 	explorer.Point(explorer.OpSleep, unsafe.Pointer(n), skip)
 }
 
+// SpinSleep is Sleep after a spin of up to d; see the default build. In a
+// model it is Sleep: the spin only looks for a Wakeup, so it adds no
+// interleaving that Sleep lacks.
+func (n *Note) SpinSleep(d time.Duration) {
+	if explorer.Active() {
+		n.Sleep()
+		return
+	}
+	n.init()
+	if d > 0 && n.spin(d) {
+		return
+	}
+	<-n.ch
+}
+
 // SleepFor is Sleep with a timeout; see the default build. Time is not
 // modelled: a model must not reach SleepFor (the scheduler's monitor, its
 // only user, does not run in models).

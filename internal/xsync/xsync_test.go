@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestNoteWakeupBeforeSleepIsNotLost(t *testing.T) {
@@ -45,6 +46,44 @@ func TestNoteSecondPendingWakeupPanics(t *testing.T) {
 		}
 	}()
 	n.Wakeup()
+}
+
+// TestNoteSpinSleepTakesAWakeupWhileItSpins: a spin of an hour ends at the
+// Wakeup, so the spin looks at the note.
+func TestNoteSpinSleepTakesAWakeupWhileItSpins(t *testing.T) {
+	var n Note
+	done := make(chan struct{})
+	go func() {
+		n.SpinSleep(time.Hour)
+		close(done)
+	}()
+	n.Wakeup()
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("SpinSleep(1h) did not return within a minute of the Wakeup: the spin does not look at the note")
+	}
+	n.Wakeup() // the first was consumed: no panic
+	n.Sleep()
+}
+
+// TestNoteSpinSleepWaitsPastItsSpin: a spin too short to see the Wakeup
+// (none, or one look) leaves the sleeper blocked until it comes, and the
+// sleep consumes exactly that Wakeup: a second one would panic if the
+// first were still pending.
+func TestNoteSpinSleepWaitsPastItsSpin(t *testing.T) {
+	for _, d := range []time.Duration{0, time.Nanosecond} {
+		var n Note
+		done := make(chan struct{})
+		go func() {
+			n.SpinSleep(d)
+			close(done)
+		}()
+		n.Wakeup()
+		<-done
+		n.Wakeup()
+		n.Sleep()
+	}
 }
 
 func TestAtomicsReadWhatWasWritten(t *testing.T) {
