@@ -44,6 +44,21 @@ func benchEcho(b *testing.B, impl string, conns int) {
 	b.ReportMetric(float64(cpu)/float64(b.N), "cpu-ns/op")
 }
 
+// BenchmarkEchoProcess is BenchmarkEcho with the clients in another
+// process (a copy of this test binary), as with a load generator on its
+// own: the server's process runs only the server. srv-cpu-ns/op is the
+// server process's CPU time per round trip, cli-cpu-ns/op the client
+// process's.
+func BenchmarkEchoProcess(b *testing.B) {
+	for _, conns := range echoConns {
+		b.Run(fmt.Sprintf("conns=%d", conns), func(b *testing.B) {
+			for _, impl := range impls {
+				b.Run("impl="+impl, func(b *testing.B) { benchEchoProcess(b, impl, conns) })
+			}
+		})
+	}
+}
+
 // BenchmarkIdleConns reports the process's CPU time per second while
 // 1,000 connections to the server stay open and silent, in ms. Each run
 // idles for a second; it is skipped under -short. Its sec/op is the idle

@@ -43,12 +43,30 @@
 //     together: getrusage(RUSAGE_SELF)) per round trip. Every echo is
 //     checked. Connections are dialled, and make one round trip each,
 //     before the timer starts.
-//  2. IdleConns: 1,000 connections each make one round trip and then stay
+//  2. EchoProcess/conns=N: Echo with the clients in a second process, a
+//     copy of the test binary started by the benchmark (TestMain turns it
+//     into a client when VSCHED_NETBENCH_CLIENT is set), as with a load
+//     generator of its own: the server's process runs only the server.
+//     rps, p50-ns and p99-ns are as the client process measured them;
+//     srv-cpu-ns/op and cli-cpu-ns/op are each process's CPU time per round
+//     trip. The two processes share the machine's CPUs.
+//  3. IdleConns: 1,000 connections each make one round trip and then stay
 //     open and silent; cpu-ms/idle-s is the process's CPU time per second of
 //     that idleness. For the kernel the measurement starts once every
 //     connection's task waits on the poller and every P is idle.
 //
-// The load generator and the server share the process and its CPUs, as in
-// tokio's and gnet's in-process echo benchmarks; on a machine with few
-// CPUs the client's goroutines and the kernel's Ms compete for them.
+// In Echo the load generator and the server share the process and its
+// CPUs, as in tokio's and gnet's in-process echo benchmarks; on a machine
+// with few CPUs the client's goroutines and the kernel's Ms compete for
+// the same Go Ps. EchoProcess takes that competition away, and leaves the
+// one for the CPUs themselves.
+//
+// -count n runs each implementation n times in a row, so a machine whose
+// speed drifts favours one of them; on a noisy machine, run -count 1 in a
+// loop instead and give benchstat every round:
+//
+//	go test -c -o /tmp/netbench.test ./netbench
+//	cd netbench && for i in $(seq 10); do
+//		/tmp/netbench.test -test.run '^$' -test.bench 'Echo(Process)?/conns=50$' -test.count 1
+//	done > ../echo.txt
 package netbench

@@ -88,39 +88,49 @@ type client struct {
 // they are closed when tb's run ends.
 func dialClients(tb testing.TB, addr net.Addr, n int) []*client {
 	tb.Helper()
-	cs := make([]*client, n)
-	tb.Cleanup(func() {
-		for _, c := range cs {
-			if c != nil {
-				c.conn.Close()
-			}
-		}
-	})
-	for i := range cs {
-		conn, err := net.DialTimeout("tcp", addr.String(), hangTimeout)
+	cs, err := dial(addr.String(), n)
+	tb.Cleanup(func() { closeClients(cs) })
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return cs
+}
+
+// dial is dialClients without a test: on an error, the clients dialled so
+// far are in cs, for closeClients.
+func dial(addr string, n int) (cs []*client, err error) {
+	cs = make([]*client, 0, n)
+	for i := range n {
+		conn, err := net.DialTimeout("tcp", addr, hangTimeout)
 		if err != nil {
-			tb.Fatalf("dial %d of %d: %v", i+1, n, err)
+			return cs, fmt.Errorf("dial %d of %d: %w", i+1, n, err)
 		}
 		c := &client{conn: conn, msg: make([]byte, msgSize), got: make([]byte, msgSize)}
 		for j := range c.msg {
 			c.msg[j] = byte(i + j)
 		}
-		cs[i] = c
+		cs = append(cs, c)
 	}
 	// Each connection waits for its echo only after every one has sent:
 	// with a kernel that accepts in batches this takes one pass.
 	for i, c := range cs {
 		c.conn.SetDeadline(time.Now().Add(hangTimeout))
 		if _, err := c.conn.Write(c.msg); err != nil {
-			tb.Fatalf("warm-up write on connection %d: %v", i, err)
+			return cs, fmt.Errorf("warm-up write on connection %d: %w", i, err)
 		}
 	}
 	for i, c := range cs {
 		if err := c.readEcho(); err != nil {
-			tb.Fatalf("warm-up echo on connection %d: %v", i, err)
+			return cs, fmt.Errorf("warm-up echo on connection %d: %w", i, err)
 		}
 	}
-	return cs
+	return cs, nil
+}
+
+func closeClients(cs []*client) {
+	for _, c := range cs {
+		c.conn.Close()
+	}
 }
 
 // roundTrip sends the message and waits for its echo.

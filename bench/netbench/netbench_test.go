@@ -1,6 +1,10 @@
 package netbench
 
-import "testing"
+import (
+	"net"
+	"strings"
+	"testing"
+)
 
 // At a small size: the load generator makes every round trip against both
 // servers, and each echo is checked.
@@ -18,6 +22,39 @@ func TestEchoLoadMakesEveryRoundTrip(t *testing.T) {
 				t.Fatalf("%d latencies, want %d", len(lat), total)
 			}
 		})
+	}
+}
+
+// At a small size: a client process makes every round trip against both
+// servers and reports its measurements.
+func TestClientProcessMakesEveryRoundTrip(t *testing.T) {
+	const conns, total = 8, 400
+	for _, impl := range impls {
+		t.Run("impl="+impl, func(t *testing.T) {
+			srv := startEcho(t, impl)
+			started := false
+			r, err := runClientProcess(srv.addr.String(), conns, total, func() { started = true })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !started || r.elapsed <= 0 || r.p50 <= 0 || r.p99 < r.p50 {
+				t.Fatalf("started %v, result %+v: want a start and positive times with p99 >= p50", started, r)
+			}
+		})
+	}
+}
+
+// A client process reports a server it cannot reach as an error.
+func TestClientProcessReportsAFailedDial(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there now: the dial is refused
+	_, err = runClientProcess(addr, 1, 1, func() { t.Error("start called for a client that never dialled") })
+	if err == nil || !strings.Contains(err.Error(), "dial 1 of 1") {
+		t.Fatalf("err %v, want the client process's dial error", err)
 	}
 }
 
