@@ -51,9 +51,11 @@ const (
 	// startm soon after waits for the operating system to wake one. Under
 	// a request-response load the Ms stop and start thousands of times a
 	// second; spinning for about one thread wakeup first turned much of
-	// that wait into work (docs/BENCHMARKS.md, issue 5). The spin yields
-	// to ready goroutines, so it burns the CPU only when nothing else
-	// would run, at most stopSpin per stop.
+	// that wait into work (docs/BENCHMARKS.md, run G). The spin yields to
+	// goroutines ready on its Go P, but it is CPU spent all the same, at
+	// most stopSpin per stop: it may wake another Go P's thread (each
+	// Gosched may), it keeps its Go P from polling the Go netpoller, and
+	// it takes the CPU from other processes.
 	stopSpin = 30 * time.Microsecond
 
 	// defaultStallThreshold is how long a task may run before the monitor

@@ -59,6 +59,12 @@ func (k *Kernel) Poller() (*netpoll.Poller, error) {
 	return np, nil
 }
 
+// pollWaiters reports whether tasks wait on the kernel's poller.
+func (k *Kernel) pollWaiters() bool {
+	np := k.poller.Load()
+	return np != nil && np.Waiters() > 0
+}
+
 // netpollReady makes a task woken outside a poll (by Desc.Close, or a
 // deadline set in the past) runnable, as a Wake does.
 func (k *Kernel) netpollReady(w *netpoll.Waiter) {

@@ -662,7 +662,7 @@ func (k *Kernel) stopm(mp *m) bool {
 	k.nmidle++
 	k.lock.Unlock()
 	k.mparks.Add(1)
-	if np := k.poller.Load(); mp.busy && np != nil && np.Waiters() > 0 {
+	if mp.busy && k.pollWaiters() {
 		mp.note.SpinSleep(stopSpin)
 	} else {
 		mp.note.Sleep()

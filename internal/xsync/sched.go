@@ -48,8 +48,9 @@ func (n *Note) Sleep() {
 // is often woken soon after it starts to sleep: a goroutine that blocks may
 // leave its thread with nothing to run, and the Go scheduler then puts the
 // thread to sleep, so that the Wakeup waits for the operating system to
-// wake a thread. The spin burns the CPU only when no other goroutine is
-// ready to run.
+// wake a thread. The spin is CPU spent: goroutines ready on the same Go P
+// run during it, but it keeps that P from polling the Go netpoller, each
+// Gosched may wake an idle P's thread, and other processes lose the CPU.
 func (n *Note) SpinSleep(d time.Duration) {
 	n.init()
 	if d > 0 && n.spin(d) {

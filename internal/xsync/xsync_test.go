@@ -67,10 +67,10 @@ func TestNoteSpinSleepTakesAWakeupWhileItSpins(t *testing.T) {
 	n.Sleep()
 }
 
-// TestNoteSpinSleepWaitsPastItsSpin: a spin too short to see the Wakeup
-// (none, or one look) leaves the sleeper blocked until it comes, and the
-// sleep consumes exactly that Wakeup: a second one would panic if the
-// first were still pending.
+// TestNoteSpinSleepWaitsPastItsSpin: a sleeper with no spin (d = 0) or
+// one too short to matter (one look, usually) blocks until the Wakeup, and
+// the sleep consumes exactly that Wakeup: a second one would panic if the
+// first were still pending. Only d = 0 forces the blocking path.
 func TestNoteSpinSleepWaitsPastItsSpin(t *testing.T) {
 	for _, d := range []time.Duration{0, time.Nanosecond} {
 		var n Note
