@@ -32,13 +32,13 @@ func TestClientProcessMakesEveryRoundTrip(t *testing.T) {
 	for _, impl := range impls {
 		t.Run("impl="+impl, func(t *testing.T) {
 			srv := startEcho(t, impl)
-			started := false
-			r, err := runClientProcess(srv.addr.String(), conns, total, func() { started = true })
+			started, stopped := false, false
+			r, err := runClientProcess(srv.addr.String(), conns, total, func() { started = true }, func() { stopped = started })
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !started || r.elapsed <= 0 || r.p50 <= 0 || r.p99 < r.p50 {
-				t.Fatalf("started %v, result %+v: want a start and positive times with p99 >= p50", started, r)
+			if !stopped || r.roundTrips != total || r.elapsed <= 0 || r.p50 <= 0 || r.p99 < r.p50 {
+				t.Fatalf("started and stopped in order: %v; result %+v: want %d round trips, positive times, p99 >= p50", stopped, r, total)
 			}
 		})
 	}
@@ -52,7 +52,7 @@ func TestClientProcessReportsAFailedDial(t *testing.T) {
 	}
 	addr := ln.Addr().String()
 	ln.Close() // nothing listens there now: the dial is refused
-	_, err = runClientProcess(addr, 1, 1, func() { t.Error("start called for a client that never dialled") })
+	_, err = runClientProcess(addr, 1, 1, func() { t.Error("start called for a client that never dialled") }, func() {})
 	if err == nil || !strings.Contains(err.Error(), "dial 1 of 1") {
 		t.Fatalf("err %v, want the client process's dial error", err)
 	}

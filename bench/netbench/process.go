@@ -2,6 +2,7 @@ package netbench
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -17,12 +18,16 @@ import (
 // value is "<addr> <conns> <round trips>".
 const clientEnv = "VSCHED_NETBENCH_CLIENT"
 
+// clientProcessTimeout bounds a client process's life: past it, it is
+// killed and the benchmark fails instead of hanging.
+const clientProcessTimeout = 5 * time.Minute
+
 // ClientProcessMain is the body of a client process, called by TestMain
 // when clientEnv is set; it returns the exit code. It dials the
 // connections and makes their warm-up round trips, writes "ready" to out,
 // waits for a line on in, makes the round trips, and writes
-// "done <elapsed-ns> <p50-ns> <p99-ns> <cpu-ns>", its own CPU time
-// included, or "error <message>".
+// "done <round trips> <elapsed-ns> <p50-ns> <p99-ns> <cpu-ns>" (cpu-ns
+// is its own CPU time), or "error <message>".
 func ClientProcessMain(spec string, in io.Reader, out io.Writer) int {
 	var addr string
 	var conns, total int
@@ -48,25 +53,31 @@ func ClientProcessMain(spec string, in io.Reader, out io.Writer) int {
 		fmt.Fprintf(out, "error %v\n", err)
 		return 1
 	}
-	fmt.Fprintf(out, "done %d %d %d %d\n", elapsed, percentile(lat, 50), percentile(lat, 99), cpu)
+	fmt.Fprintf(out, "done %d %d %d %d %d\n", len(lat), elapsed, percentile(lat, 50), percentile(lat, 99), cpu)
 	return 0
 }
 
 // processResult is what a client process measured.
 type processResult struct {
+	roundTrips             int
 	elapsed, p50, p99, cpu time.Duration
 }
 
 // runClientProcess runs total round trips over conns connections to addr
-// from a client process, a copy of this test binary; start is called once
-// the process's connections are up, just before it starts, so that the
-// caller can start its clocks.
-func runClientProcess(addr string, conns, total int, start func()) (processResult, error) {
+// from a client process, a copy of this test binary. start is called once
+// the process's connections are up, just before it starts, and stop as
+// soon as it has reported, so that the caller's clocks see the round trips
+// and not the process's start or exit. The process is killed if it is not
+// done within clientProcessTimeout.
+func runClientProcess(addr string, conns, total int, start, stop func()) (r processResult, err error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return processResult{}, err
 	}
-	cmd := exec.Command(exe)
+	ctx, cancel := context.WithTimeout(context.Background(), clientProcessTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, exe)
+	cmd.WaitDelay = time.Second
 	cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s %d %d", clientEnv, addr, conns, total))
 	cmd.Stderr = os.Stderr
 	in, err := cmd.StdinPipe()
@@ -81,9 +92,13 @@ func runClientProcess(addr string, conns, total int, start func()) (processResul
 		return processResult{}, err
 	}
 	// On every path the process ends: its stdin closes, and it exits once
-	// it has reported; a client stuck on a server fails at hangTimeout.
-	defer cmd.Wait()
-	defer in.Close()
+	// it has reported, or it is killed at the timeout.
+	defer func() {
+		in.Close()
+		if werr := cmd.Wait(); werr != nil && err == nil {
+			err = fmt.Errorf("client process: %w", werr)
+		}
+	}()
 	out := bufio.NewReader(outPipe)
 	line := func() (string, error) {
 		s, err := out.ReadString('\n')
@@ -96,19 +111,23 @@ func runClientProcess(addr string, conns, total int, start func()) (processResul
 		}
 		return s, nil
 	}
-	if s, err := line(); err != nil || s != "ready" {
-		return processResult{}, fmt.Errorf("client process: got %q (%v), want ready", s, err)
+	s, err := line()
+	if err != nil {
+		return processResult{}, err
+	}
+	if s != "ready" {
+		return processResult{}, fmt.Errorf("client process: got %q, want ready", s)
 	}
 	start()
 	if _, err := io.WriteString(in, "go\n"); err != nil {
 		return processResult{}, err
 	}
-	s, err := line()
+	s, err = line()
+	stop()
 	if err != nil {
 		return processResult{}, err
 	}
-	var r processResult
-	if _, err := fmt.Sscanf(s, "done %d %d %d %d", &r.elapsed, &r.p50, &r.p99, &r.cpu); err != nil {
+	if _, err := fmt.Sscanf(s, "done %d %d %d %d %d", &r.roundTrips, &r.elapsed, &r.p50, &r.p99, &r.cpu); err != nil {
 		return processResult{}, fmt.Errorf("client process: bad result %q: %v", s, err)
 	}
 	return r, nil
@@ -117,13 +136,14 @@ func runClientProcess(addr string, conns, total int, start func()) (processResul
 // benchEchoProcess is benchEcho with the load from a client process.
 func benchEchoProcess(b *testing.B, impl string, conns int) {
 	srv := startEcho(b, impl)
-	var cpu0 time.Duration
+	var cpu0, cpu time.Duration
 	r, err := runClientProcess(srv.addr.String(), conns, b.N, func() {
 		b.ResetTimer()
 		cpu0 = cpuTime()
+	}, func() {
+		cpu = cpuTime() - cpu0
+		b.StopTimer()
 	})
-	cpu := cpuTime() - cpu0
-	b.StopTimer()
 	if err != nil {
 		b.Fatal(err)
 	}
