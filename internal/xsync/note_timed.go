@@ -23,8 +23,17 @@ func (n *Note) sleepFor(d time.Duration) bool {
 	}
 }
 
-// spin is the first part of Note.SpinSleep, the same in both builds outside
-// a model: it looks for a Wakeup until d has passed, yielding the thread to
+// spinSleep is the body of Note.SpinSleep, the same in both builds outside
+// a model.
+func (n *Note) spinSleep(d time.Duration) {
+	n.init()
+	if d > 0 && n.spin(d) {
+		return
+	}
+	<-n.ch
+}
+
+// spin is the first part of spinSleep: it looks for a Wakeup until d has passed, yielding the thread to
 // other goroutines between looks, and reports whether it consumed one.
 func (n *Note) spin(d time.Duration) bool {
 	end := Nanotime() + int64(d)

@@ -51,13 +51,7 @@ func (n *Note) Sleep() {
 // wake a thread. The spin is CPU spent: goroutines ready on the same Go P
 // run during it, but it keeps that P from polling the Go netpoller, each
 // Gosched may wake an idle P's thread, and other processes lose the CPU.
-func (n *Note) SpinSleep(d time.Duration) {
-	n.init()
-	if d > 0 && n.spin(d) {
-		return
-	}
-	<-n.ch
-}
+func (n *Note) SpinSleep(d time.Duration) { n.spinSleep(d) }
 
 // SleepFor is Sleep with a timeout: it returns true when it consumed a
 // Wakeup and false when d passed first (the runtime's notetsleep). Only one

@@ -65,11 +65,7 @@ func (n *Note) SpinSleep(d time.Duration) {
 		n.Sleep()
 		return
 	}
-	n.init()
-	if d > 0 && n.spin(d) {
-		return
-	}
-	<-n.ch
+	n.spinSleep(d)
 }
 
 // SleepFor is Sleep with a timeout; see the default build. Time is not
