@@ -160,6 +160,54 @@ func monitorPollVsIdle() {
 	closePair(d, peer)
 }
 
+// blockVsIOWait: a task spawns a second one and waits to read; the second
+// runs on the same P and blocks (Block, handed off at once) until the
+// first has read. A thread writes. The blocked task's P is handed off
+// while the other P may be idle with its M asleep and nobody in the
+// poller: the hand-off must start an M to poll (handoffp's "last running
+// P" rule), or nobody sees the write.
+func blockVsIOWait() {
+	k := newModelKernel(2, kernel.WithBlockHandoff(kernel.HandoffEager))
+	d, peer := ioPair(k)
+	np, _ := k.Poller()
+	var blocking, read, done xsync.Note
+	var runs xsync.Int32
+	buf := make([]byte, 1)
+	k.Go(func(c *kernel.Ctx) {
+		if runs.Add(1) == 1 {
+			c.Go(func(c *kernel.Ctx) {
+				c.Block(func() {
+					blocking.Wakeup()
+					read.Sleep()
+				})
+			})
+		}
+		if err := c.WaitErr(); err != nil {
+			panic(err)
+		}
+		if _, err := unix.Read(d.Fd(), buf); err == unix.EAGAIN {
+			if err := c.WaitRead(d); err != nil {
+				panic(err)
+			}
+			return
+		}
+		read.Wakeup()
+		done.Wakeup()
+	})
+	// Write once the reader waits and the other task is in Block.
+	blocking.Sleep()
+	for np.Waiters() == 0 {
+		xsync.Spin()
+	}
+	if _, err := unix.Write(peer, []byte{1}); err != nil {
+		panic(err)
+	}
+	np.Break()
+	done.Sleep()
+	drain(k)
+	closePair(d, peer)
+}
+
 func init() {
 	kernelModels = append(kernelModels, []struct {
 		name  string
@@ -169,5 +217,6 @@ func init() {
 		{"NetpollCloseVsWait", closeVsWait},
 		{"NetpollShutdownVsPoller", shutdownVsPoller},
 		{"NetpollMonitorPollVsIdle", monitorPollVsIdle},
+		{"NetpollBlockVsIOWait", blockVsIOWait},
 	}...)
 }
