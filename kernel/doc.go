@@ -205,7 +205,12 @@
 //   - Deadlines are timers in the netpoller's own heap, which every poll
 //     runs, rather than in per-P timer heaps: the kernel has no other
 //     timers. A blocked poll never sleeps past the earliest one, and
-//     setting an earlier one breaks it (wakeNetPoller).
+//     setting an earlier one breaks it (wakeNetPoller). findRunnable
+//     fires passed ones at its top, as the runtime's checkTimers does, so
+//     that they are on time even while every P is busy and nobody polls
+//     (netpoll.Poller.Expire: one atomic load while no deadline is set,
+//     a clock read while one is). There is no timer stealing: the heap is
+//     shared.
 //   - No M blocks in the poller once Shutdown or Close began, and
 //     Shutdown breaks the poller: the stop's single break may have gone to
 //     the poller before, and a drain must see every task the poller woke.

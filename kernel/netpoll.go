@@ -177,6 +177,34 @@ func (k *Kernel) netpollToRun(ws []*netpoll.Waiter, buf []*g) []*g {
 	return buf
 }
 
+// expireDeadlines fires the poller's deadlines that have passed, at the
+// top of findRunnable, as the runtime's checkTimers: only a P that runs
+// out of work polls, so on a kernel whose Ps are all busy the deadlines
+// would otherwise fire only at the monitor's poll, up to pollMaxGap late.
+// The tasks it wakes go to pp's queue (injectglist). It costs two atomic
+// loads while no deadline is set, and a clock read while one is. Not in
+// an explorer model, where time does not pass: there no deadline can fire,
+// and the look would add scheduling points to every findRunnable.
+func (k *Kernel) expireDeadlines(pp *p) {
+	if xsync.InModel() {
+		return
+	}
+	np := k.poller.Load()
+	if np == nil {
+		return
+	}
+	ws := np.Expire(pp.pollBuf[:0])
+	if len(ws) == 0 {
+		return
+	}
+	gs := k.netpollToRun(ws, pp.pollG[:0])
+	pp.pollBuf = ws[:0]
+	k.pollWakes.Add(uint64(len(gs)))
+	k.injectglist(pp, gs)
+	clear(gs)
+	pp.pollG = gs[:0]
+}
+
 // pollNonBlocking is findRunnable's poll before stealing: only while tasks
 // wait on the poller, no M blocks in it, and no other M polls. It returns a
 // task to run on pp and injects the rest.

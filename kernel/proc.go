@@ -270,6 +270,10 @@ top:
 		return gp, true
 	}
 
+	// Deadlines that have passed, before any queue: their tasks join the
+	// local queue.
+	k.expireDeadlines(pp)
+
 	// Check the global queue once in a while for fairness: two tasks that
 	// keep spawning each other would otherwise hold the P forever.
 	if pp.schedtick%fairnessTick == 0 && k.global.Len() > 0 {

@@ -46,7 +46,9 @@
 // Each Desc has a read and a write deadline. A deadline is a timer in the
 // Poller's heap, which [Poller.Poll] runs: Poll never sleeps past the
 // earliest deadline, and setting a deadline earlier than the one a blocked
-// Poll sleeps towards breaks that Poll. Every change of a deadline bumps
+// Poll sleeps towards breaks that Poll. [Poller.Expire] fires the passed
+// deadlines without polling, for a scheduler that looks at them more often
+// than it polls (the runtime's checkTimers). Every change of a deadline bumps
 // its sequence number, and a timer that fires with an older one does
 // nothing, so a stale timer never expires a new deadline. A deadline in the
 // past expires at once.

@@ -40,6 +40,10 @@ type Poller struct {
 
 	tmu    xsync.Mutex // the timers, sleepUntil and evbufs
 	timers timerHeap
+	// next is the earliest deadline of timers (nanotime), 0 when there is
+	// none: written under tmu whenever the heap changes, read without it
+	// by Expire.
+	next xsync.Int64
 	// sleepUntil is when the Poll blocked now will return at the latest
 	// (math.MaxInt64 for no limit), or 0 when no Poll blocks.
 	sleepUntil int64
@@ -140,6 +144,7 @@ func (p *Poller) resetTimer(t *timer, d *Desc, mode Mode, when int64, seq uint32
 	} else {
 		heap.Push(&p.timers, t)
 	}
+	p.publishNextLocked()
 	brk := p.sleepUntil != 0 && when < p.sleepUntil
 	p.tmu.Unlock()
 	if brk {
@@ -152,8 +157,19 @@ func (p *Poller) stopTimer(t *timer) {
 	p.tmu.Lock()
 	if t.idx >= 0 && t.idx < len(p.timers) && p.timers[t.idx] == t {
 		heap.Remove(&p.timers, t.idx)
+		p.publishNextLocked()
 	}
 	p.tmu.Unlock()
+}
+
+// publishNextLocked stores the earliest deadline in next. Called with tmu
+// held, after a change to the heap.
+func (p *Poller) publishNextLocked() {
+	var when int64
+	if len(p.timers) > 0 {
+		when = p.timers[0].when
+	}
+	p.next.Store(when)
 }
 
 // expired is a timer taken out of the heap to fire.
@@ -175,6 +191,9 @@ func (p *Poller) runTimers(now int64, list []*Waiter) []*Waiter {
 			due[n] = expired{t.d, t.mode, t.seq}
 			n++
 		}
+		if n > 0 {
+			p.publishNextLocked()
+		}
 		p.tmu.Unlock()
 		for _, e := range due[:n] {
 			if w := e.d.expire(e.mode, e.seq); w != nil {
@@ -185,6 +204,23 @@ func (p *Poller) runTimers(now int64, list []*Waiter) []*Waiter {
 			return list
 		}
 	}
+}
+
+// Expire fires the deadlines that have passed, without polling the
+// descriptors, and returns the waiters they woke appended to list (the
+// runtime's checkTimers). It is for a scheduler that looks at the
+// deadlines more often than it polls: while no deadline is set it costs
+// one atomic load, while one is set a clock read too. [Poller.Poll] fires
+// the deadlines as well. Expire may run concurrently with Poll.
+func (p *Poller) Expire(list []*Waiter) []*Waiter {
+	next := p.next.Load()
+	if next == 0 || p.closed.Load() != 0 {
+		return list
+	}
+	if now := xsync.Nanotime(); now >= next {
+		return p.runTimers(now, list)
+	}
+	return list
 }
 
 // sleepStart computes how long a Poll of delay may block with the timers

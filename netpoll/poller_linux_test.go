@@ -566,3 +566,50 @@ func TestExceptionalIsSetByUrgentDataThatStopsAReadShort(t *testing.T) {
 		t.Fatalf("read %q, %v; want \"abcdef\" (the urgent byte stays out of band)", got, err)
 	}
 }
+
+// Expire fires a deadline that has passed and nothing else: it does not
+// poll, so readiness pending on the descriptor stays for Poll, and the
+// waiter learns of its deadline.
+func TestExpireFiresAPassedDeadlineWithoutPolling(t *testing.T) {
+	tp := newTestPoller(t)
+	client, server := tp.pair(tp.listen())
+	d := server.Desc()
+	w := tp.park(d, netpoll.Read, tryRead(server))
+	if ws := tp.Expire(nil); len(ws) != 0 {
+		t.Fatalf("Expire with no deadline set woke %d waiters", len(ws))
+	}
+	if err := d.SetReadDeadline(time.Now().Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if ws := tp.Expire(nil); len(ws) != 0 {
+		t.Fatalf("Expire an hour before the deadline woke %d waiters", len(ws))
+	}
+	// Readable now, but only a Poll would see it.
+	if err := tp.writeAll(client, []byte{1}); err != nil {
+		t.Fatal(err)
+	}
+	if ws := tp.Expire(nil); len(ws) != 0 {
+		t.Fatalf("Expire woke %d waiters of a readable descriptor whose deadline is an hour away", len(ws))
+	}
+	if err := d.SetReadDeadline(time.Now().Add(time.Millisecond)); err != nil {
+		t.Fatal(err)
+	}
+	limit := time.Now().Add(hangGuard)
+	var ws []*netpoll.Waiter
+	for len(ws) == 0 {
+		if time.Now().After(limit) {
+			t.Fatalf("hang guard: Expire did not fire a 1ms deadline within %v", hangGuard)
+		}
+		runtime.Gosched()
+		ws = tp.Expire(ws)
+	}
+	if !sameWaiters(ws, w) {
+		t.Fatalf("Expire woke %d waiters, want only the parked reader", len(ws))
+	}
+	if err := d.FinishWait(netpoll.Read, nil); !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("FinishWait: %v; want os.ErrDeadlineExceeded (Expire must not poll)", err)
+	}
+	if ws := tp.Expire(nil); len(ws) != 0 {
+		t.Fatalf("a second Expire woke %d waiters", len(ws))
+	}
+}

@@ -77,6 +77,12 @@ func (n *Note) Wakeup() {
 // is also how it bounds spin loops.
 func Spin() { runtime.Gosched() }
 
+// InModel reports whether the caller runs inside an explorer model: never
+// in the default build. Time does not pass in a model, so code that only
+// time can make useful (firing deadlines) skips itself there instead of
+// adding scheduling points to every model.
+func InModel() bool { return false }
+
 // Go starts fn on a new goroutine. The scheduler starts its workers and its
 // monitor through Go so that the explorer build can run them as threads it
 // controls.

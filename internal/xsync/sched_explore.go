@@ -103,6 +103,10 @@ func Spin() {
 	explorer.Point(explorer.OpSpin, nil, skip)
 }
 
+// InModel reports whether the caller runs inside an explorer model; see
+// the default build.
+func InModel() bool { return explorer.Active() }
+
 // Go starts fn on a new goroutine; in a model, as a new thread of the
 // explorer.
 func Go(fn func()) {
