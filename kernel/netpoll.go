@@ -177,20 +177,18 @@ func (k *Kernel) netpollToRun(ws []*netpoll.Waiter, buf []*g) []*g {
 	return buf
 }
 
-// expireDeadlines fires the poller's deadlines that have passed, at the
-// top of findRunnable, as the runtime's checkTimers: only a P that runs
-// out of work polls, so on a kernel whose Ps are all busy the deadlines
-// would otherwise fire only at the monitor's poll, up to pollMaxGap late.
-// The tasks it wakes go to pp's queue (injectglist). It costs two atomic
-// loads while no deadline is set, and a clock read while one is. Not in
-// an explorer model, where time does not pass: there no deadline can fire,
-// and the look would add scheduling points to every findRunnable.
-func (k *Kernel) expireDeadlines(pp *p) {
+// expireDeadlines fires np's deadlines that have passed, at the top of
+// findRunnable, as the runtime's checkTimers: only a P that runs out of
+// work polls, so on a kernel whose Ps are all busy the deadlines would
+// otherwise fire only at the monitor's poll, up to pollMaxGap late. The
+// tasks it wakes go to pp's queue (injectglist). It costs an atomic load
+// while no deadline is set, and a clock read while one is. findRunnable
+// calls it only once the kernel has a poller, so that a kernel without
+// one pays a single load. Not in an explorer model, where time does not
+// pass: there no deadline can fire, and the look would add scheduling
+// points to every findRunnable.
+func (k *Kernel) expireDeadlines(np *netpoll.Poller, pp *p) {
 	if xsync.InModel() {
-		return
-	}
-	np := k.poller.Load()
-	if np == nil {
 		return
 	}
 	ws := np.Expire(pp.pollBuf[:0])

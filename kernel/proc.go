@@ -272,7 +272,9 @@ top:
 
 	// Deadlines that have passed, before any queue: their tasks join the
 	// local queue.
-	k.expireDeadlines(pp)
+	if np := k.poller.Load(); np != nil {
+		k.expireDeadlines(np, pp)
+	}
 
 	// Check the global queue once in a while for fairness: two tasks that
 	// keep spawning each other would otherwise hold the P forever.

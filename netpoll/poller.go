@@ -213,6 +213,13 @@ func (p *Poller) runTimers(now int64, list []*Waiter) []*Waiter {
 // one atomic load, while one is set a clock read too. [Poller.Poll] fires
 // the deadlines as well. Expire may run concurrently with Poll.
 func (p *Poller) Expire(list []*Waiter) []*Waiter {
+	if p.next.Load() == 0 {
+		return list // small enough to inline: the usual case costs no call
+	}
+	return p.expire(list)
+}
+
+func (p *Poller) expire(list []*Waiter) []*Waiter {
 	next := p.next.Load()
 	if next == 0 || p.closed.Load() != 0 {
 		return list
