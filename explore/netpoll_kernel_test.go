@@ -44,6 +44,22 @@ func closePair(d *netpoll.Desc, peer int) {
 	unix.Close(peer)
 }
 
+// readOrWait is a model task's read of a byte from d: it reports whether
+// the byte came, and when the read would block it has asked to wait for
+// readability. A wait that ended with an error fails the model.
+func readOrWait(c *kernel.Ctx, d *netpoll.Desc, buf []byte) bool {
+	if err := c.WaitErr(); err != nil {
+		panic(err)
+	}
+	if _, err := unix.Read(d.Fd(), buf); err == unix.EAGAIN {
+		if err := c.WaitRead(d); err != nil {
+			panic(err)
+		}
+		return false
+	}
+	return true
+}
+
 // readVsWrite: a task reads a socket that a thread writes to. The task
 // tries first and waits only when the read would block; readiness reaches
 // it through a poll, before stealing or blocking, whichever M does it. The
@@ -56,16 +72,9 @@ func readVsWrite() {
 	buf := make([]byte, 1)
 	k.Go(func(c *kernel.Ctx) {
 		runs.Add(1)
-		if err := c.WaitErr(); err != nil {
-			panic(err)
+		if readOrWait(c, d, buf) {
+			done.Wakeup()
 		}
-		if _, err := unix.Read(d.Fd(), buf); err == unix.EAGAIN {
-			if err := c.WaitRead(d); err != nil {
-				panic(err)
-			}
-			return
-		}
-		done.Wakeup()
 	})
 	writer := explore.Go(func() {
 		if _, err := unix.Write(peer, []byte{1}); err != nil {
@@ -182,17 +191,10 @@ func blockVsIOWait() {
 				})
 			})
 		}
-		if err := c.WaitErr(); err != nil {
-			panic(err)
+		if readOrWait(c, d, buf) {
+			read.Wakeup()
+			done.Wakeup()
 		}
-		if _, err := unix.Read(d.Fd(), buf); err == unix.EAGAIN {
-			if err := c.WaitRead(d); err != nil {
-				panic(err)
-			}
-			return
-		}
-		read.Wakeup()
-		done.Wakeup()
 	})
 	// Write once the reader waits and the other task is in Block.
 	blocking.Sleep()
