@@ -226,7 +226,8 @@ var kernelModels = []struct {
 }
 
 // The bound of the kernel's models. By default it is 1, where each model is
-// explored completely in about a second; VSCHED_MAX_PREEMPTIONS, or the
+// explored completely in about a second (but NetpollBlockVsIOWait, which
+// reaches netpollModelCap first, in about three); VSCHED_MAX_PREEMPTIONS, or the
 // flag the campaign (vsched check) passes, raises it. At bound 2 a model
 // takes up to a million executions (about a minute), so the campaign caps
 // the executions of each.

@@ -5,7 +5,6 @@ package kernel
 import (
 	"errors"
 	"os"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -19,6 +18,18 @@ import (
 // only a poll fired deadlines, and a busy kernel polled only from the
 // monitor.)
 func TestADeadlineFiresWhileThePIsBusyWithoutTheMonitor(t *testing.T) {
+	// An attempt in which the reader never parked (its 20 ms deadline was
+	// past before it could wait: a stalled machine) shows nothing; retry.
+	for attempt := 1; !deadlineFiresWhileBusy(t); attempt++ {
+		if attempt == 5 {
+			t.Fatalf("in %d attempts the reader's deadline passed before it could wait", attempt)
+		}
+	}
+}
+
+// deadlineFiresWhileBusy runs one attempt and reports whether it showed
+// anything: whether the reader parked before its deadline fired.
+func deadlineFiresWhileBusy(t *testing.T) bool {
 	k := newStressKernel(t, WithProcs(1), stressNoMonitor)
 	np, err := k.Poller()
 	if err != nil {
@@ -32,18 +43,17 @@ func TestADeadlineFiresWhileThePIsBusyWithoutTheMonitor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
+	defer func() {
 		d.Close()
 		unix.Close(fds[0])
 		unix.Close(fds[1])
-	})
+	}()
 
-	var waiting, fired atomic.Bool
+	// The reader waits for data nobody writes, with a read deadline.
 	outcome := make(chan error, 1)
 	buf := make([]byte, 1)
-	if err := k.Go(func(c *Ctx) {
+	reader := func(c *Ctx) {
 		if err := c.WaitErr(); err != nil {
-			fired.Store(true)
 			outcome <- err
 			return
 		}
@@ -51,39 +61,46 @@ func TestADeadlineFiresWhileThePIsBusyWithoutTheMonitor(t *testing.T) {
 			outcome <- errors.New("the socket was readable, or failed, with nobody writing")
 			return
 		}
-		if err := d.SetReadDeadline(time.Now().Add(time.Millisecond)); err != nil {
+		if err := d.SetReadDeadline(time.Now().Add(20 * time.Millisecond)); err != nil {
 			outcome <- err
 			return
 		}
 		if err := c.WaitRead(d); err != nil {
 			outcome <- err
-			return
 		}
-		waiting.Store(true)
-	}); err != nil {
-		t.Fatal(err)
 	}
 
-	// The busy task: it yields, keeping the P's queues non-empty, until
-	// the reader has learned of its deadline or its bound runs out.
-	busy := make(chan bool, 1)
+	// The busy task spawns the reader, then yields, so that the P's
+	// queues are never empty and its M never polls, until the reader has
+	// an outcome or the bound runs out. It also notes whether it ever saw
+	// the reader parked.
+	type verdict struct{ ended, parked bool }
+	busy := make(chan verdict, 1)
+	var spawned, parked bool
 	limit := time.Now().Add(stressHang())
 	if err := k.Go(func(c *Ctx) {
+		if !spawned {
+			spawned = true
+			c.Go(reader)
+		}
+		parked = parked || np.Waiters() > 0
 		switch {
-		case fired.Load():
-			busy <- true
+		case len(outcome) > 0:
+			busy <- verdict{ended: true, parked: parked}
 		case time.Now().After(limit):
-			busy <- false
+			busy <- verdict{ended: false, parked: parked}
 		default:
 			c.Yield()
 		}
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if !<-busy {
-		t.Fatalf("the 1ms deadline did not fire within %v while the P was busy (waiting: %v)", stressHang(), waiting.Load())
+	v := <-busy
+	if !v.ended {
+		t.Fatalf("the 20ms deadline did not fire within %v while the P was busy (the reader parked: %v)", stressHang(), v.parked)
 	}
 	if err := <-outcome; !errors.Is(err, os.ErrDeadlineExceeded) {
 		t.Fatalf("the wait ended with %v, want os.ErrDeadlineExceeded", err)
 	}
+	return v.parked
 }

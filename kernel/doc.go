@@ -207,10 +207,12 @@
 //     timers. A blocked poll never sleeps past the earliest one, and
 //     setting an earlier one breaks it (wakeNetPoller). findRunnable
 //     fires passed ones at its top, as the runtime's checkTimers does, so
-//     that they are on time even while every P is busy and nobody polls
-//     (netpoll.Poller.Expire: one atomic load while no deadline is set,
-//     a clock read while one is). There is no timer stealing: the heap is
-//     shared.
+//     that while every P is busy and nobody polls they still fire at the
+//     next findRunnable of any P, not at the monitor's poll (a long task
+//     run delays them, as it delays everything: nothing preempts it). The
+//     look is two atomic loads while no deadline is set and a clock read
+//     while one is (netpoll.Poller.Expire). There is no timer stealing:
+//     the heap is shared.
 //   - No M blocks in the poller once Shutdown or Close began, and
 //     Shutdown breaks the poller: the stop's single break may have gone to
 //     the poller before, and a drain must see every task the poller woke.

@@ -177,24 +177,13 @@ func (k *Kernel) netpollToRun(ws []*netpoll.Waiter, buf []*g) []*g {
 	return buf
 }
 
-// expireDeadlines fires np's deadlines that have passed, at the top of
-// findRunnable, as the runtime's checkTimers: only a P that runs out of
-// work polls, so on a kernel whose Ps are all busy the deadlines would
-// otherwise fire only at the monitor's poll, up to pollMaxGap late. The
-// tasks it wakes go to pp's queue (injectglist). It costs an atomic load
-// while no deadline is set, and a clock read while one is. findRunnable
-// calls it only once the kernel has a poller, so that a kernel without
-// one pays a single load. Not in an explorer model, where time does not
-// pass: there no deadline can fire, and the look would add scheduling
-// points to every findRunnable.
-func (k *Kernel) expireDeadlines(np *netpoll.Poller, pp *p) {
-	if xsync.InModel() {
-		return
-	}
-	ws := np.Expire(pp.pollBuf[:0])
-	if len(ws) == 0 {
-		return
-	}
+// expireDeadlines makes the tasks whose passed deadlines findRunnable
+// fired at its top (ws, from netpoll.Poller.Expire) runnable on pp
+// (injectglist), as the runtime's checkTimers does with expired timers:
+// only a P that runs out of work polls, so on a kernel whose Ps are all
+// busy the deadlines would otherwise fire only at the monitor's poll, up
+// to pollMaxGap late. They now fire at the next findRunnable of any P.
+func (k *Kernel) expireDeadlines(pp *p, ws []*netpoll.Waiter) {
 	gs := k.netpollToRun(ws, pp.pollG[:0])
 	pp.pollBuf = ws[:0]
 	k.pollWakes.Add(uint64(len(gs)))

@@ -271,9 +271,17 @@ top:
 	}
 
 	// Deadlines that have passed, before any queue: their tasks join the
-	// local queue.
-	if np := k.poller.Load(); np != nil {
-		k.expireDeadlines(np, pp)
+	// local queue (expireDeadlines). Not in an explorer model, where time
+	// does not pass: no deadline can fire there, and the look would add a
+	// scheduling point to every findRunnable of every model. Written out
+	// here so that the usual case, no poller or no deadline set, costs a
+	// load or two and no call.
+	if !xsync.InModel() {
+		if np := k.poller.Load(); np != nil {
+			if ws := np.Expire(pp.pollBuf[:0]); len(ws) != 0 {
+				k.expireDeadlines(pp, ws)
+			}
+		}
 	}
 
 	// Check the global queue once in a while for fairness: two tasks that

@@ -39,7 +39,7 @@ type Stats struct {
 	YieldCount         uint64 // Ctx.Yield requests carried out
 	TaskParkCount      uint64 // parks committed
 	TaskWakeCount      uint64 // parked tasks woken, by a Wake, the poller, a deadline or a close
-	IODriverReadyCount uint64 // tasks a poll of the netpoller made runnable (io_driver_ready_count)
+	IODriverReadyCount uint64 // tasks the netpoller made runnable: readiness and deadlines a poll found, and deadlines findRunnable fired (io_driver_ready_count)
 
 	// Workers and the monitor.
 	ParkCount        uint64 // times an M went to sleep for want of work (worker_park_count)

@@ -591,17 +591,36 @@ func TestExpireFiresAPassedDeadlineWithoutPolling(t *testing.T) {
 	if ws := tp.Expire(nil); len(ws) != 0 {
 		t.Fatalf("Expire woke %d waiters of a readable descriptor whose deadline is an hour away", len(ws))
 	}
-	if err := d.SetReadDeadline(time.Now().Add(time.Millisecond)); err != nil {
-		t.Fatal(err)
-	}
-	limit := time.Now().Add(hangGuard)
+	// A deadline 20 ms away, which only Expire may fire. If the test
+	// stalled past it before SetReadDeadline read the clock, the deadline
+	// was past when set and woke the waiter at once, through the ready
+	// function: then park again and retry (bounded).
 	var ws []*netpoll.Waiter
-	for len(ws) == 0 {
-		if time.Now().After(limit) {
-			t.Fatalf("hang guard: Expire did not fire a 1ms deadline within %v", hangGuard)
+	for attempt := 1; len(ws) == 0; attempt++ {
+		if attempt > 5 {
+			t.Fatalf("in %d attempts the 20ms deadline was past when set", attempt-1)
 		}
-		runtime.Gosched()
-		ws = tp.Expire(ws)
+		if err := d.SetReadDeadline(time.Now().Add(20 * time.Millisecond)); err != nil {
+			t.Fatal(err)
+		}
+		if woken := tp.readied(); len(woken) != 0 {
+			if err := d.FinishWait(netpoll.Read, nil); !errors.Is(err, os.ErrDeadlineExceeded) {
+				t.Fatalf("FinishWait after a deadline set in the past: %v", err)
+			}
+			if err := d.SetReadDeadline(time.Time{}); err != nil {
+				t.Fatal(err)
+			}
+			w = tp.park(d, netpoll.Read, tryRead(server))
+			continue
+		}
+		limit := time.Now().Add(hangGuard)
+		for len(ws) == 0 {
+			if time.Now().After(limit) {
+				t.Fatalf("hang guard: Expire did not fire a 20ms deadline within %v", hangGuard)
+			}
+			runtime.Gosched()
+			ws = tp.Expire(ws)
+		}
 	}
 	if !sameWaiters(ws, w) {
 		t.Fatalf("Expire woke %d waiters, want only the parked reader", len(ws))
