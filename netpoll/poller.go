@@ -219,6 +219,8 @@ func (p *Poller) Expire(list []*Waiter) []*Waiter {
 	return p.expire(list)
 }
 
+// expire is Expire once a deadline is set. It loads next again: passing it
+// from Expire would put Expire over the inlining budget.
 func (p *Poller) expire(list []*Waiter) []*Waiter {
 	next := p.next.Load()
 	if next == 0 || p.closed.Load() != 0 {
