@@ -54,6 +54,12 @@
 //     open and silent; cpu-ms/idle-s is the process's CPU time per second of
 //     that idleness. For the kernel the measurement starts once every
 //     connection's task waits on the poller and every P is idle.
+//  4. SetReadDeadline/conns=50: what a server pays to move a connection's
+//     idle timeout before each wait: 50 server-side connections hold a
+//     read deadline 30 s ahead, and RunParallel's goroutines (GOMAXPROCS
+//     of them) move their own share of them again and again.
+//     netpoll.Desc.SetReadDeadline on the kernel's Poller against
+//     net.Conn.SetReadDeadline; no I/O, ns/op per deadline moved.
 //
 // In Echo the load generator and the server share the process and its
 // CPUs, as in tokio's and gnet's in-process echo benchmarks; on a machine
