@@ -119,6 +119,7 @@ func TestKnownBadWaitSlotsAreReported(t *testing.T) {
 		mutant.Named("commit-ignores-ready"),
 		mutant.Named("ready-not-latched"),
 		mutant.Named("deadline-seq-ignored"),
+		mutant.Named("moved-later-not-rearmed"),
 		mutant.Named("wait-skips-err-check"),
 		mutant.Named("close-wakes-nobody"),
 	} {

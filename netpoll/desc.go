@@ -304,8 +304,10 @@ func (d *Desc) SetWriteDeadline(t time.Time) error { return d.setDeadline(Write,
 
 func (d *Desc) setDeadline(mode Mode, t time.Time) error {
 	var when int64 // 0: no deadline
+	expired := false
 	if !t.IsZero() {
 		until := time.Until(t)
+		expired = until <= 0
 		when = xsync.Nanotime() + int64(until)
 		if until > 0 && when < 0 {
 			when = math.MaxInt64 // overflowed: too far ahead to ever fire
@@ -314,7 +316,6 @@ func (d *Desc) setDeadline(mode Mode, t time.Time) error {
 			when = 1
 		}
 	}
-	expired := !t.IsZero() && !time.Now().Before(t)
 	seq, tm, bit := &d.rseq, &d.rt, uint32(infoReadExpired)
 	if mode == Write {
 		seq, tm, bit = &d.wseq, &d.wt, infoWriteExpired
@@ -334,32 +335,57 @@ func (d *Desc) setDeadline(mode Mode, t time.Time) error {
 		d.info.Store(d.info.Load() &^ bit)
 	}
 	// The timer changes under d.mu too, so that concurrent changes reach
-	// the heap in the order of their sequence numbers: else the timer
-	// could be left with an older one, and the deadline never fire.
-	if expired || when == 0 {
-		d.p.stopTimer(tm)
-	} else {
+	// it in the order of their sequence numbers: else the timer could be
+	// left with an older one, and the deadline never fire.
+	switch {
+	case expired || when == 0:
+		tm.due = 0
+		if tm.armed {
+			d.p.stopTimer(tm) // nothing to stop if it is out to fire
+			tm.armed = false
+		}
+	case tm.armed && tm.when <= when:
+		tm.due = when // moved later: the timer goes back in when it fires
+	default:
+		tm.due = when
 		d.p.resetTimer(tm, d, mode, when, s)
+		tm.armed = true
 	}
 	d.mu.Unlock()
 	d.p.readyWaiter(woken)
 	return nil
 }
 
-// expire is a deadline's timer firing (the runtime's
-// netpolldeadlineimpl): unless the deadline changed since the timer was
-// set (seq), it marks the direction expired and returns the waiter it
-// wakes.
+// expire is a deadline's timer firing, after runTimers took it out of the
+// heap with the sequence number it was armed with (the runtime's
+// netpolldeadlineimpl): unless the deadline changed since (seq), it marks
+// the direction expired and returns the waiter it wakes. A stale timer
+// expires nothing; if the deadline was moved later while the timer stayed
+// armed, it goes back into the heap at the new deadline.
 func (d *Desc) expire(mode Mode, seq uint32) *Waiter {
-	cur, bit := &d.rseq, uint32(infoReadExpired)
+	cur, tm, bit := &d.rseq, &d.rt, uint32(infoReadExpired)
 	if mode == Write {
-		cur, bit = &d.wseq, infoWriteExpired
+		cur, tm, bit = &d.wseq, &d.wt, infoWriteExpired
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.closing || *cur != seq {
-		return nil // a stale timer
+	if d.closing {
+		return nil
 	}
+	if *cur != seq {
+		// A stale timer. If the deadline is still set and the timer still
+		// armed, the deadline was moved later, or moved while the timer
+		// was out to fire: arm it at the deadline (a no-op for a timer
+		// another change already put back).
+		if tm.armed && tm.due != 0 {
+			d.p.resetTimer(tm, d, mode, tm.due, *cur)
+		}
+		return nil
+	}
+	// A stale timer's expire that ran between this one's taking out and
+	// now may have put the timer back: the deadline fires once.
+	tm.armed, tm.due = false, 0
+	d.p.stopTimer(tm)
 	d.info.Store(d.info.Load() | bit)
 	return d.unblock(mode, false)
 }

@@ -53,6 +53,16 @@
 // nothing, so a stale timer never expires a new deadline. A deadline in the
 // past expires at once.
 //
+// A deadline moved later while its timer is armed leaves the timer where it
+// is, as the runtime's timer.modify leaves a timer in its heap: the move
+// takes only the Desc's lock, not the Poller's timer lock, and touches no
+// heap. The timer fires at the old time, finds its sequence number stale
+// and the timer still armed, and goes back into the heap at the new
+// deadline. A server that moves an idle timeout before every wait so pays a
+// heap operation once per timeout period instead of once per request, and
+// its tasks on different Ps do not contend for the timer lock; a blocked
+// Poll may wake once at the old time for nothing.
+//
 // # Stale events
 //
 // The epoll data word of a registration holds the Desc's index in the

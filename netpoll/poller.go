@@ -104,12 +104,30 @@ func (p *Poller) lookupLocked(idx, seq uint32) *Desc {
 }
 
 // timer is a deadline of one direction of a Desc, in the Poller's heap.
+//
+// A deadline moved later while its timer is armed leaves the timer where
+// it is (the runtime's timer.modify, which marks a timer in the heap
+// timerModified under the timer's own lock and fixes the heap later): only
+// due changes, under Desc.mu, and the Poller's lock and heap are not
+// touched. The timer then fires at its old time with an older sequence
+// number, and [Desc.expire], seeing it stale but armed, puts it back at
+// due. A server that moves an idle timeout before every request pays a
+// heap operation once per timeout, not once per request.
 type timer struct {
 	d    *Desc
 	mode Mode
-	when int64  // nanotime
-	seq  uint32 // the direction's deadline sequence when set
-	idx  int    // in the heap, or -1
+	// when and seq are the timer's key in the heap (nanotime) and the
+	// direction's deadline sequence it was armed with. Written under both
+	// Desc.mu and Poller.tmu, so either lock reads them.
+	when int64
+	seq  uint32
+	idx  int // in the heap, or -1; under tmu
+	// Under Desc.mu: armed is true from the arming of the timer until it
+	// fires or is stopped, so while it is in the heap or taken out of it
+	// by runTimers and its expire has not run yet; due is the direction's
+	// deadline (0: none), never earlier than when while armed.
+	armed bool
+	due   int64
 }
 
 type timerHeap []*timer

@@ -191,6 +191,40 @@ func TestDeadlineMovedLaterDoesNotFireAtTheOldTime(t *testing.T) {
 	}
 }
 
+// TestDeadlineMovedLaterFiresAtTheNewTime moves a deadline later while
+// its timer is armed, which leaves the timer at the old time: when it
+// fires there, it must go back into the heap at the new deadline, and the
+// wait must end with the deadline then.
+func TestDeadlineMovedLaterFiresAtTheNewTime(t *testing.T) {
+	for _, mode := range []netpoll.Mode{netpoll.Read, netpoll.Write} {
+		t.Run(mode.String(), func(t *testing.T) {
+			tp := newTestPoller(t)
+			_, server := tp.pair(tp.listen())
+			d := server.Desc()
+			try := tryRead(server)
+			if mode == netpoll.Write {
+				fill(t, server)
+				try = tryWrite(server)
+			}
+			set := deadlineSetter(d, mode)
+			w := tp.park(d, mode, try)
+			start := time.Now()
+			for _, after := range []time.Duration{10 * time.Millisecond, 20 * time.Millisecond, 30 * time.Millisecond} {
+				if err := set(start.Add(after)); err != nil {
+					t.Fatalf("setting the deadline: %v", err)
+				}
+			}
+			tp.awaitWaiter(w)
+			if el := time.Since(start); el < 30*time.Millisecond {
+				t.Errorf("the deadline moved to 30ms fired after %v", el)
+			}
+			if err := d.FinishWait(mode, nil); !errors.Is(err, os.ErrDeadlineExceeded) {
+				t.Fatalf("FinishWait: %v; want os.ErrDeadlineExceeded", err)
+			}
+		})
+	}
+}
+
 func TestDeadlineInThePastWakesTheWaiterAtOnce(t *testing.T) {
 	tp := newTestPoller(t)
 	_, server := tp.pair(tp.listen())

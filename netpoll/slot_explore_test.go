@@ -158,6 +158,33 @@ func staleTimerVsNewDeadline() {
 	d.p.stopTimer(&d.rt)
 }
 
+// deadlineMovedLaterVsTimer: a deadline is moved later while its timer's
+// time comes. Whether the timer fires first (the old deadline passed),
+// finds the deadline moved, or is taken out to fire before the move and
+// expires after it, the direction is not expired at the end and its timer
+// is armed in the heap at or before the new deadline, so that it fires.
+func deadlineMovedLaterVsTimer() {
+	var readied xsync.Int32
+	d := modelDesc(&readied)
+	err := d.SetReadDeadline(time.Now().Add(time.Hour))
+	explore.Assertf(err == nil, "SetReadDeadline: %v", err)
+	old := d.rt.when
+	timer := explore.Go(func() { d.p.runTimers(old, nil) })
+	err = d.SetReadDeadline(time.Now().Add(2 * time.Hour))
+	explore.Assertf(err == nil, "SetReadDeadline: %v", err)
+	timer.Join()
+	err = d.checkErr(Read)
+	explore.Assertf(err == nil, "the moved deadline reads as %v at the end", err)
+	d.p.tmu.Lock()
+	inHeap := d.rt.idx >= 0 && d.rt.idx < len(d.p.timers) && d.p.timers[d.rt.idx] == &d.rt
+	d.p.tmu.Unlock()
+	explore.Assertf(inHeap && d.rt.armed && d.rt.when <= d.rt.due && d.rt.due > old,
+		"the moved deadline (%d, was %d) has its timer in the heap %v, armed %v, at %d: it would never fire",
+		d.rt.due, old, inHeap, d.rt.armed, d.rt.when)
+	explore.Assertf(readied.Load() == 0, "%d waiters readied with none waiting", readied.Load())
+	d.p.stopTimer(&d.rt)
+}
+
 // twoDirections: a reader and a writer wait on one Desc while readiness
 // of both directions and Close race them; each is woken at most once, and
 // exactly once if it parked.
@@ -194,6 +221,7 @@ var slotModels = []struct {
 	{"WaitVsClose", waitVsClose(false)},
 	{"WaitVsCloseVsReady", waitVsClose(true)},
 	{"StaleTimerVsNewDeadline", staleTimerVsNewDeadline},
+	{"DeadlineMovedLaterVsTimer", deadlineMovedLaterVsTimer},
 	{"TwoDirections", twoDirections},
 }
 
