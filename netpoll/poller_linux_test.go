@@ -114,43 +114,64 @@ func deadlineSetter(d *netpoll.Desc, mode netpoll.Mode) func(time.Time) error {
 	return d.SetWriteDeadline
 }
 
+// parkForDeadline parks a waiter in mode on the server end of a fresh
+// loopback connection (its send buffer filled first for Write), and
+// returns the Desc, the waiter, the deadline setter of mode and the I/O
+// that must fail with ErrWouldBlock before a wait.
+func parkForDeadline(tp *testPoller, mode netpoll.Mode) (*netpoll.Desc, *netpoll.Waiter, func(time.Time) error, func() error) {
+	_, server := tp.pair(tp.listen())
+	d := server.Desc()
+	try := tryRead(server)
+	if mode == netpoll.Write {
+		fill(tp.t, server)
+		try = tryWrite(server)
+	}
+	return d, tp.park(d, mode, try), deadlineSetter(d, mode), try
+}
+
+// TestDeadlineEndsTheWaitWithDeadlineExceeded sets a deadline on a
+// waiting direction, once or moved later twice: a move later leaves the
+// armed timer at the old time, and when it fires there it must go back
+// into the heap at the new deadline, which then ends the wait.
 func TestDeadlineEndsTheWaitWithDeadlineExceeded(t *testing.T) {
 	for _, mode := range []netpoll.Mode{netpoll.Read, netpoll.Write} {
-		t.Run(mode.String(), func(t *testing.T) {
-			tp := newTestPoller(t)
-			_, server := tp.pair(tp.listen())
-			d := server.Desc()
-			try := tryRead(server)
-			if mode == netpoll.Write {
-				fill(t, server)
-				try = tryWrite(server)
-			}
-			set := deadlineSetter(d, mode)
-			w := tp.park(d, mode, try)
-			start := time.Now()
-			if err := set(start.Add(20 * time.Millisecond)); err != nil {
-				t.Fatalf("setting the deadline: %v", err)
-			}
-			tp.awaitWaiter(w)
-			if el := time.Since(start); el < 20*time.Millisecond {
-				t.Errorf("the 20ms deadline fired after %v", el)
-			}
-			if err := d.FinishWait(mode, nil); !errors.Is(err, os.ErrDeadlineExceeded) {
-				t.Fatalf("FinishWait: %v; want os.ErrDeadlineExceeded", err)
-			}
-			if n := tp.Waiters(); n != 0 {
-				t.Errorf("Waiters() = %d after the deadline; want 0", n)
-			}
-			// Expired, the direction fails every wait at once until the
-			// deadline is cleared.
-			if armed, err := d.PrepareWait(mode); armed || !errors.Is(err, os.ErrDeadlineExceeded) {
-				t.Fatalf("PrepareWait after the deadline: %v, %v; want false, ErrDeadlineExceeded", armed, err)
-			}
-			if err := set(time.Time{}); err != nil {
-				t.Fatalf("clearing the deadline: %v", err)
-			}
-			tp.park(d, mode, try)
-		})
+		for _, c := range []struct {
+			name  string
+			moves []time.Duration // the last one counts
+		}{
+			{"once", []time.Duration{20 * time.Millisecond}},
+			{"moved-later", []time.Duration{10 * time.Millisecond, 20 * time.Millisecond, 30 * time.Millisecond}},
+		} {
+			t.Run(mode.String()+"/"+c.name, func(t *testing.T) {
+				tp := newTestPoller(t)
+				d, w, set, try := parkForDeadline(tp, mode)
+				start := time.Now()
+				for _, after := range c.moves {
+					if err := set(start.Add(after)); err != nil {
+						t.Fatalf("setting the deadline: %v", err)
+					}
+				}
+				tp.awaitWaiter(w)
+				if el, want := time.Since(start), c.moves[len(c.moves)-1]; el < want {
+					t.Errorf("the %v deadline fired after %v", want, el)
+				}
+				if err := d.FinishWait(mode, nil); !errors.Is(err, os.ErrDeadlineExceeded) {
+					t.Fatalf("FinishWait: %v; want os.ErrDeadlineExceeded", err)
+				}
+				if n := tp.Waiters(); n != 0 {
+					t.Errorf("Waiters() = %d after the deadline; want 0", n)
+				}
+				// Expired, the direction fails every wait at once until the
+				// deadline is cleared.
+				if armed, err := d.PrepareWait(mode); armed || !errors.Is(err, os.ErrDeadlineExceeded) {
+					t.Fatalf("PrepareWait after the deadline: %v, %v; want false, ErrDeadlineExceeded", armed, err)
+				}
+				if err := set(time.Time{}); err != nil {
+					t.Fatalf("clearing the deadline: %v", err)
+				}
+				tp.park(d, mode, try)
+			})
+		}
 	}
 }
 
@@ -188,40 +209,6 @@ func TestDeadlineMovedLaterDoesNotFireAtTheOldTime(t *testing.T) {
 	}
 	if err := d.FinishWait(netpoll.Read, nil); !errors.Is(err, os.ErrDeadlineExceeded) {
 		t.Fatalf("FinishWait: %v; want os.ErrDeadlineExceeded", err)
-	}
-}
-
-// TestDeadlineMovedLaterFiresAtTheNewTime moves a deadline later while
-// its timer is armed, which leaves the timer at the old time: when it
-// fires there, it must go back into the heap at the new deadline, and the
-// wait must end with the deadline then.
-func TestDeadlineMovedLaterFiresAtTheNewTime(t *testing.T) {
-	for _, mode := range []netpoll.Mode{netpoll.Read, netpoll.Write} {
-		t.Run(mode.String(), func(t *testing.T) {
-			tp := newTestPoller(t)
-			_, server := tp.pair(tp.listen())
-			d := server.Desc()
-			try := tryRead(server)
-			if mode == netpoll.Write {
-				fill(t, server)
-				try = tryWrite(server)
-			}
-			set := deadlineSetter(d, mode)
-			w := tp.park(d, mode, try)
-			start := time.Now()
-			for _, after := range []time.Duration{10 * time.Millisecond, 20 * time.Millisecond, 30 * time.Millisecond} {
-				if err := set(start.Add(after)); err != nil {
-					t.Fatalf("setting the deadline: %v", err)
-				}
-			}
-			tp.awaitWaiter(w)
-			if el := time.Since(start); el < 30*time.Millisecond {
-				t.Errorf("the deadline moved to 30ms fired after %v", el)
-			}
-			if err := d.FinishWait(mode, nil); !errors.Is(err, os.ErrDeadlineExceeded) {
-				t.Fatalf("FinishWait: %v; want os.ErrDeadlineExceeded", err)
-			}
-		})
 	}
 }
 
