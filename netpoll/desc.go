@@ -382,8 +382,10 @@ func (d *Desc) expire(mode Mode, seq uint32) *Waiter {
 		}
 		return nil
 	}
-	// A stale timer's expire that ran between this one's taking out and
-	// now may have put the timer back: the deadline fires once.
+	// A stale expire that ran since this timer was taken out may have put
+	// it back with the current sequence number: take it out again rather
+	// than leave it in the heap to fire a second time. (A second firing
+	// that got as far as here anyway only sets the bit again.)
 	tm.armed, tm.due = false, 0
 	d.p.stopTimer(tm)
 	d.info.Store(d.info.Load() | bit)

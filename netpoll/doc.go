@@ -49,7 +49,7 @@
 // Poll sleeps towards breaks that Poll. [Poller.Expire] fires the passed
 // deadlines without polling, for a scheduler that looks at them more often
 // than it polls (the runtime's checkTimers). Every change of a deadline bumps
-// its sequence number, and a timer that fires with an older one does
+// its sequence number, and a timer that fires with an older one expires
 // nothing, so a stale timer never expires a new deadline. A deadline in the
 // past expires at once.
 //
@@ -59,9 +59,9 @@
 // heap. The timer fires at the old time, finds its sequence number stale
 // and the timer still armed, and goes back into the heap at the new
 // deadline. A server that moves an idle timeout before every wait so pays a
-// heap operation once per timeout period instead of once per request, and
-// its tasks on different Ps do not contend for the timer lock; a blocked
-// Poll may wake once at the old time for nothing.
+// pop and a push once per timeout period instead of a heap fix per
+// request, and its tasks on different Ps do not meet at the timer lock; a
+// blocked Poll may wake once at the old time for nothing.
 //
 // # Stale events
 //

@@ -112,7 +112,7 @@ func (p *Poller) lookupLocked(idx, seq uint32) *Desc {
 // touched. The timer then fires at its old time with an older sequence
 // number, and [Desc.expire], seeing it stale but armed, puts it back at
 // due. A server that moves an idle timeout before every request pays a
-// heap operation once per timeout, not once per request.
+// pop and a push once per timeout period, not a heap fix per request.
 type timer struct {
 	d    *Desc
 	mode Mode
@@ -198,7 +198,9 @@ type expired struct {
 }
 
 // runTimers fires every timer due at now, appending the waiters they wake
-// to list.
+// to list. It takes the due timers out in batches and runs their expires
+// outside tmu, until a batch finds none: a stale timer's expire may put it
+// back already due (its deadline was moved later, to a time now past).
 func (p *Poller) runTimers(now int64, list []*Waiter) []*Waiter {
 	var due [16]expired
 	for {
@@ -213,13 +215,13 @@ func (p *Poller) runTimers(now int64, list []*Waiter) []*Waiter {
 			p.publishNextLocked()
 		}
 		p.tmu.Unlock()
+		if n == 0 {
+			return list
+		}
 		for _, e := range due[:n] {
 			if w := e.d.expire(e.mode, e.seq); w != nil {
 				list = append(list, w)
 			}
-		}
-		if n < len(due) {
-			return list
 		}
 	}
 }

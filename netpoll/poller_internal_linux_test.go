@@ -3,6 +3,7 @@
 package netpoll
 
 import (
+	"errors"
 	"sync"
 	"testing"
 	"time"
@@ -150,6 +151,48 @@ func TestConcurrentDeadlineChangesLeaveTheTimerOfTheLastOne(t *testing.T) {
 		case !expired && (!inHeap || !armed || when > due):
 			t.Fatalf("round %d: the deadline %d (sequence %d) has its timer in the heap %v, armed %v, at %d: it will never fire", round, due, seq, inHeap, armed, when)
 		}
+	}
+}
+
+// TestRunTimersFiresAMovedDeadlineThatHasPassedInOneCall moves a deadline
+// later, which leaves its timer at the old time, and runs the timers past
+// both times: the call takes the timer out stale, puts it back at the new
+// deadline, and must fire that too, else a Poll returns with a deadline
+// passed and unfired.
+func TestRunTimersFiresAMovedDeadlineThatHasPassedInOneCall(t *testing.T) {
+	p := newPoller(t)
+	x, y := socketpair(t)
+	defer unix.Close(x)
+	defer unix.Close(y)
+	d, err := p.Register(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	w := NewWaiter("reader")
+	if armed, err := d.PrepareWait(Read); !armed || err != nil {
+		t.Fatalf("PrepareWait: %v, %v", armed, err)
+	}
+	if !d.CommitWait(Read, w) {
+		t.Fatal("CommitWait failed")
+	}
+	for _, later := range []time.Duration{time.Hour, 2 * time.Hour} {
+		if err := d.SetReadDeadline(time.Now().Add(later)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d.mu.Lock()
+	old, due := d.rt.when, d.rt.due
+	d.mu.Unlock()
+	if old >= due {
+		t.Fatalf("the timer is at %d, the deadline at %d: the move later did not leave it in place", old, due)
+	}
+	ws := p.runTimers(due, nil)
+	if len(ws) != 1 || ws[0] != w {
+		t.Fatalf("runTimers past both times woke %d waiters; want the reader", len(ws))
+	}
+	if err := d.FinishWait(Read, w); !errors.Is(err, ErrDeadlineExceeded) {
+		t.Fatalf("FinishWait: %v; want ErrDeadlineExceeded", err)
 	}
 }
 

@@ -4,6 +4,7 @@ package netpoll
 
 import (
 	"errors"
+	"math"
 	"testing"
 	"time"
 
@@ -185,7 +186,43 @@ func deadlineMovedLaterVsTimer() {
 	d.p.stopTimer(&d.rt)
 }
 
-// twoDirections: a reader and a writer wait on one Desc while readiness
+// twoTimerRunsVsDeadlineChanges: two runs of the timers (two Polls, or a
+// Poll and an Expire), each firing everything, take the timer out while
+// its deadline is expired and then set again. A stale expire of one may
+// put the timer back while the other's current one fires it. At the end
+// the direction is either expired with its timer out of the heap and
+// disarmed, or not expired with its timer armed in the heap at or before
+// the deadline.
+func twoTimerRunsVsDeadlineChanges() {
+	var readied xsync.Int32
+	d := modelDesc(&readied)
+	err := d.SetReadDeadline(time.Now().Add(time.Hour))
+	explore.Assertf(err == nil, "SetReadDeadline: %v", err)
+	runs := []*explore.Thread{
+		explore.Go(func() { d.p.runTimers(math.MaxInt64, nil) }),
+		explore.Go(func() { d.p.runTimers(math.MaxInt64, nil) }),
+	}
+	for _, t := range []time.Time{time.Now().Add(-time.Second), time.Now().Add(2 * time.Hour)} {
+		err := d.SetReadDeadline(t)
+		explore.Assertf(err == nil, "SetReadDeadline: %v", err)
+	}
+	for _, r := range runs {
+		r.Join()
+	}
+	expired := errors.Is(d.checkErr(Read), ErrDeadlineExceeded)
+	d.p.tmu.Lock()
+	inHeap := d.rt.idx >= 0 && d.rt.idx < len(d.p.timers) && d.p.timers[d.rt.idx] == &d.rt
+	d.p.tmu.Unlock()
+	if expired {
+		explore.Assertf(!inHeap && !d.rt.armed, "the deadline expired, yet its timer is in the heap %v, armed %v: it would fire again", inHeap, d.rt.armed)
+	} else {
+		explore.Assertf(inHeap && d.rt.armed && d.rt.when <= d.rt.due,
+			"the deadline %d is set, but its timer is in the heap %v, armed %v, at %d: it would never fire", d.rt.due, inHeap, d.rt.armed, d.rt.when)
+	}
+	d.p.stopTimer(&d.rt)
+}
+
+// twoDirections: a reader// twoDirections: a reader and a writer wait on one Desc while readiness
 // of both directions and Close race them; each is woken at most once, and
 // exactly once if it parked.
 func twoDirections() {
@@ -222,6 +259,7 @@ var slotModels = []struct {
 	{"WaitVsCloseVsReady", waitVsClose(true)},
 	{"StaleTimerVsNewDeadline", staleTimerVsNewDeadline},
 	{"DeadlineMovedLaterVsTimer", deadlineMovedLaterVsTimer},
+	{"TwoTimerRunsVsDeadlineChanges", twoTimerRunsVsDeadlineChanges},
 	{"TwoDirections", twoDirections},
 }
 
