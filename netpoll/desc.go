@@ -339,17 +339,15 @@ func (d *Desc) setDeadline(mode Mode, t time.Time) error {
 	// left with an older one, and the deadline never fire.
 	switch {
 	case expired || when == 0:
-		tm.due = 0
-		if tm.armed {
+		if tm.due != 0 {
 			d.p.stopTimer(tm) // nothing to stop if it is out to fire
-			tm.armed = false
+			tm.due = 0
 		}
-	case tm.armed && tm.when <= when:
+	case tm.due != 0 && tm.when <= when:
 		tm.due = when // moved later: the timer goes back in when it fires
 	default:
 		tm.due = when
 		d.p.resetTimer(tm, d, mode, when, s)
-		tm.armed = true
 	}
 	d.mu.Unlock()
 	d.p.readyWaiter(woken)
@@ -377,7 +375,7 @@ func (d *Desc) expire(mode Mode, seq uint32) *Waiter {
 		// armed, the deadline was moved later, or moved while the timer
 		// was out to fire: arm it at the deadline (a no-op for a timer
 		// another change already put back).
-		if tm.armed && tm.due != 0 {
+		if tm.due != 0 {
 			d.p.resetTimer(tm, d, mode, tm.due, *cur)
 		}
 		return nil
@@ -386,7 +384,7 @@ func (d *Desc) expire(mode Mode, seq uint32) *Waiter {
 	// it back with the current sequence number: take it out again rather
 	// than leave it in the heap to fire a second time. (A second firing
 	// that got as far as here anyway only sets the bit again.)
-	tm.armed, tm.due = false, 0
+	tm.due = 0
 	d.p.stopTimer(tm)
 	d.info.Store(d.info.Load() | bit)
 	return d.unblock(mode, false)

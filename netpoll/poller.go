@@ -110,8 +110,8 @@ func (p *Poller) lookupLocked(idx, seq uint32) *Desc {
 // timerModified under the timer's own lock and fixes the heap later): only
 // due changes, under Desc.mu, and the Poller's lock and heap are not
 // touched. The timer then fires at its old time with an older sequence
-// number, and [Desc.expire], seeing it stale but armed, puts it back at
-// due. A server that moves an idle timeout before every request pays a
+// number, and [Desc.expire], seeing it stale but still armed (due is not
+// 0), puts it back at due. A server that moves an idle timeout before every request pays a
 // pop and a push once per timeout period, not a heap fix per request.
 type timer struct {
 	d    *Desc
@@ -122,12 +122,12 @@ type timer struct {
 	when int64
 	seq  uint32
 	idx  int // in the heap, or -1; under tmu
-	// Under Desc.mu: armed is true from the arming of the timer until it
-	// fires or is stopped, so while it is in the heap or taken out of it
-	// by runTimers and its expire has not run yet; due is the direction's
-	// deadline (0: none), never earlier than when while armed.
-	armed bool
-	due   int64
+	// due is the direction's deadline while the timer is armed, 0 when it
+	// is not; under Desc.mu. The timer is armed from its arming until it
+	// fires or is stopped: while it is in the heap, or taken out of it by
+	// runTimers with its expire still to run. due is never earlier than
+	// when.
+	due int64
 }
 
 type timerHeap []*timer

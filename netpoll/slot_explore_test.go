@@ -179,9 +179,9 @@ func deadlineMovedLaterVsTimer() {
 	d.p.tmu.Lock()
 	inHeap := d.rt.idx >= 0 && d.rt.idx < len(d.p.timers) && d.p.timers[d.rt.idx] == &d.rt
 	d.p.tmu.Unlock()
-	explore.Assertf(inHeap && d.rt.armed && d.rt.when <= d.rt.due && d.rt.due > old,
-		"the moved deadline (%d, was %d) has its timer in the heap %v, armed %v, at %d: it would never fire",
-		d.rt.due, old, inHeap, d.rt.armed, d.rt.when)
+	explore.Assertf(inHeap && d.rt.when <= d.rt.due && d.rt.due > old,
+		"the moved deadline (%d, was %d) has its timer in the heap %v at %d: it would never fire",
+		d.rt.due, old, inHeap, d.rt.when)
 	explore.Assertf(readied.Load() == 0, "%d waiters readied with none waiting", readied.Load())
 	d.p.stopTimer(&d.rt)
 }
@@ -214,10 +214,10 @@ func twoTimerRunsVsDeadlineChanges() {
 	inHeap := d.rt.idx >= 0 && d.rt.idx < len(d.p.timers) && d.p.timers[d.rt.idx] == &d.rt
 	d.p.tmu.Unlock()
 	if expired {
-		explore.Assertf(!inHeap && !d.rt.armed, "the deadline expired, yet its timer is in the heap %v, armed %v: it would fire again", inHeap, d.rt.armed)
+		explore.Assertf(!inHeap && d.rt.due == 0, "the deadline expired, yet its timer is in the heap %v, armed for %d: it would fire again", inHeap, d.rt.due)
 	} else {
-		explore.Assertf(inHeap && d.rt.armed && d.rt.when <= d.rt.due,
-			"the deadline %d is set, but its timer is in the heap %v, armed %v, at %d: it would never fire", d.rt.due, inHeap, d.rt.armed, d.rt.when)
+		explore.Assertf(inHeap && d.rt.due != 0 && d.rt.when <= d.rt.due,
+			"the deadline %d is set, but its timer is in the heap %v at %d: it would never fire", d.rt.due, inHeap, d.rt.when)
 	}
 	d.p.stopTimer(&d.rt)
 }
