@@ -109,20 +109,27 @@ func TestEventWithAStaleTagIsDropped(t *testing.T) {
 	}
 }
 
+// registerSocket registers one end of a new socketpair with p; the Desc
+// and both ends are closed when t ends.
+func registerSocket(t *testing.T, p *Poller) *Desc {
+	t.Helper()
+	x, y := socketpair(t)
+	t.Cleanup(func() { unix.Close(x); unix.Close(y) })
+	d, err := p.Register(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return d
+}
+
 // TestConcurrentDeadlineChangesLeaveTheTimerOfTheLastOne sets one
 // deadline from two goroutines: whichever change came last, the timer
 // must be armed in the heap at or before that deadline, else that
 // deadline never fires.
 func TestConcurrentDeadlineChangesLeaveTheTimerOfTheLastOne(t *testing.T) {
 	p := newPoller(t)
-	x, y := socketpair(t)
-	defer unix.Close(x)
-	defer unix.Close(y)
-	d, err := p.Register(x)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
+	d := registerSocket(t, p)
 	for round := range 2000 {
 		var wg sync.WaitGroup
 		for g := range 2 {
@@ -161,14 +168,7 @@ func TestConcurrentDeadlineChangesLeaveTheTimerOfTheLastOne(t *testing.T) {
 // passed and unfired.
 func TestRunTimersFiresAMovedDeadlineThatHasPassedInOneCall(t *testing.T) {
 	p := newPoller(t)
-	x, y := socketpair(t)
-	defer unix.Close(x)
-	defer unix.Close(y)
-	d, err := p.Register(x)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
+	d := registerSocket(t, p)
 	w := NewWaiter("reader")
 	if armed, err := d.PrepareWait(Read); !armed || err != nil {
 		t.Fatalf("PrepareWait: %v, %v", armed, err)
