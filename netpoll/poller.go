@@ -152,12 +152,17 @@ func (h *timerHeap) Pop() any {
 	return t
 }
 
+// heapedLocked reports whether t is in the heap. Called with tmu held.
+func (p *Poller) heapedLocked(t *timer) bool {
+	return t.idx >= 0 && t.idx < len(p.timers) && p.timers[t.idx] == t
+}
+
 // resetTimer (re)arms t for when, and breaks a blocked Poll that would
 // sleep past it.
 func (p *Poller) resetTimer(t *timer, d *Desc, mode Mode, when int64, seq uint32) {
 	p.tmu.Lock()
 	t.d, t.mode, t.when, t.seq = d, mode, when, seq
-	if t.idx >= 0 && t.idx < len(p.timers) && p.timers[t.idx] == t {
+	if p.heapedLocked(t) {
 		heap.Fix(&p.timers, t.idx)
 	} else {
 		heap.Push(&p.timers, t)
@@ -173,7 +178,7 @@ func (p *Poller) resetTimer(t *timer, d *Desc, mode Mode, when int64, seq uint32
 // stopTimer takes t out of the heap if it is there.
 func (p *Poller) stopTimer(t *timer) {
 	p.tmu.Lock()
-	if t.idx >= 0 && t.idx < len(p.timers) && p.timers[t.idx] == t {
+	if p.heapedLocked(t) {
 		heap.Remove(&p.timers, t.idx)
 		p.publishNextLocked()
 	}

@@ -149,7 +149,7 @@ func TestConcurrentDeadlineChangesLeaveTheTimerOfTheLastOne(t *testing.T) {
 		due := d.rt.due
 		d.mu.Unlock()
 		p.tmu.Lock()
-		inHeap := d.rt.idx >= 0 && d.rt.idx < len(p.timers) && p.timers[d.rt.idx] == &d.rt
+		inHeap := p.heapedLocked(&d.rt)
 		when := d.rt.when
 		p.tmu.Unlock()
 		switch {

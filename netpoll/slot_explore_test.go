@@ -177,7 +177,7 @@ func deadlineMovedLaterVsTimer() {
 	err = d.checkErr(Read)
 	explore.Assertf(err == nil, "the moved deadline reads as %v at the end", err)
 	d.p.tmu.Lock()
-	inHeap := d.rt.idx >= 0 && d.rt.idx < len(d.p.timers) && d.p.timers[d.rt.idx] == &d.rt
+	inHeap := d.p.heapedLocked(&d.rt)
 	d.p.tmu.Unlock()
 	explore.Assertf(inHeap && d.rt.when <= d.rt.due && d.rt.due > old,
 		"the moved deadline (%d, was %d) has its timer in the heap %v at %d: it would never fire",
@@ -211,7 +211,7 @@ func twoTimerRunsVsDeadlineChanges() {
 	}
 	expired := errors.Is(d.checkErr(Read), ErrDeadlineExceeded)
 	d.p.tmu.Lock()
-	inHeap := d.rt.idx >= 0 && d.rt.idx < len(d.p.timers) && d.p.timers[d.rt.idx] == &d.rt
+	inHeap := d.p.heapedLocked(&d.rt)
 	d.p.tmu.Unlock()
 	if expired {
 		explore.Assertf(!inHeap && d.rt.due == 0, "the deadline expired, yet its timer is in the heap %v, armed for %d: it would fire again", inHeap, d.rt.due)
