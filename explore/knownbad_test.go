@@ -120,6 +120,7 @@ func TestKnownBadWaitSlotsAreReported(t *testing.T) {
 		mutant.Named("ready-not-latched"),
 		mutant.Named("deadline-seq-ignored"),
 		mutant.Named("moved-later-not-rearmed"),
+		mutant.Named("expired-timer-keeps-due"),
 		mutant.Named("wait-skips-err-check"),
 		mutant.Named("close-wakes-nobody"),
 	} {

@@ -132,7 +132,8 @@ func parkForDeadline(tp *testPoller, mode netpoll.Mode) (*netpoll.Desc, *netpoll
 // TestDeadlineEndsTheWaitWithDeadlineExceeded sets a deadline on a
 // waiting direction, once or moved later twice: a move later leaves the
 // armed timer at the old time, and when it fires there it must go back
-// into the heap at the new deadline, which then ends the wait.
+// into the heap at the new deadline, which then ends the wait. A deadline
+// set again after the expiry ends the next wait too.
 func TestDeadlineEndsTheWaitWithDeadlineExceeded(t *testing.T) {
 	for _, mode := range []netpoll.Mode{netpoll.Read, netpoll.Write} {
 		for _, c := range []struct {
@@ -151,21 +152,51 @@ func TestDeadlineEndsTheWaitWithDeadlineExceeded(t *testing.T) {
 						t.Fatalf("setting the deadline: %v", err)
 					}
 				}
+				// exceeded takes the outcome of a wait and waits on, as a
+				// task would, until the deadline ends one: a wakeup by
+				// readiness is followed by the I/O until it would block and
+				// another wait. (For Write, a filled send buffer can gain
+				// space tens of milliseconds later, as the peer's kernel
+				// acknowledges the data, and wake the writer.)
+				exceeded := func(err error) {
+					t.Helper()
+					for wakeups := 0; !errors.Is(err, os.ErrDeadlineExceeded); wakeups++ {
+						if err != nil || wakeups == 100 {
+							t.Fatalf("wait: %v after %d wakeups by readiness; want os.ErrDeadlineExceeded", err, wakeups)
+						}
+						for i := 0; ; i++ {
+							err := try()
+							if errors.Is(err, netpoll.ErrWouldBlock) {
+								break
+							}
+							if err != nil || i == 10000 {
+								t.Fatalf("the I/O after a wakeup by readiness: %v after %d calls", err, i)
+							}
+						}
+						err = tp.wait(d, mode)
+					}
+					if n := tp.Waiters(); n != 0 {
+						t.Errorf("Waiters() = %d after the deadline; want 0", n)
+					}
+				}
 				tp.awaitWaiter(w)
+				exceeded(d.FinishWait(mode, nil))
 				if el, want := time.Since(start), c.moves[len(c.moves)-1]; el < want {
 					t.Errorf("the %v deadline fired after %v", want, el)
 				}
-				if err := d.FinishWait(mode, nil); !errors.Is(err, os.ErrDeadlineExceeded) {
-					t.Fatalf("FinishWait: %v; want os.ErrDeadlineExceeded", err)
-				}
-				if n := tp.Waiters(); n != 0 {
-					t.Errorf("Waiters() = %d after the deadline; want 0", n)
-				}
 				// Expired, the direction fails every wait at once until the
-				// deadline is cleared.
+				// deadline is set again or cleared.
 				if armed, err := d.PrepareWait(mode); armed || !errors.Is(err, os.ErrDeadlineExceeded) {
 					t.Fatalf("PrepareWait after the deadline: %v, %v; want false, ErrDeadlineExceeded", armed, err)
 				}
+				// A new deadline set over the expired one, as a server resets
+				// an idle timeout, ends the next wait in its turn: the timer
+				// that fired must no longer count as armed, or this later
+				// deadline would only move its due time.
+				if err := set(time.Now().Add(10 * time.Millisecond)); err != nil {
+					t.Fatalf("setting a deadline after the expiry: %v", err)
+				}
+				exceeded(tp.wait(d, mode))
 				if err := set(time.Time{}); err != nil {
 					t.Fatalf("clearing the deadline: %v", err)
 				}
