@@ -9,6 +9,7 @@ require (
 	github.com/sourcegraph/conc v0.3.0
 	github.com/vsched/vsched v0.0.0
 	golang.org/x/sync v0.24.0
+	golang.org/x/sys v0.48.0
 )
 
 require (
@@ -17,7 +18,6 @@ require (
 	go.uber.org/atomic v1.7.0 // indirect
 	go.uber.org/multierr v1.9.0 // indirect
 	golang.org/x/perf v0.0.0-20260908200009-22c9c6c9d4da // indirect
-	golang.org/x/sys v0.48.0 // indirect
 )
 
 replace github.com/vsched/vsched => ../

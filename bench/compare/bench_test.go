@@ -20,12 +20,12 @@ const (
 	idleSecond  = time.Second
 )
 
-func BenchmarkSpawnLocal(b *testing.B)   { benchWorkload(b, spawnLocal(spawnTasks)) }
-func BenchmarkSpawnRemote(b *testing.B)  { benchWorkload(b, spawnRemote(spawnTasks)) }
+func BenchmarkSpawnLocal(b *testing.B)   { benchWorkload(b, withIOWaiter(spawnLocal(spawnTasks))) }
+func BenchmarkSpawnRemote(b *testing.B)  { benchWorkload(b, withIOWaiter(spawnRemote(spawnTasks))) }
 func BenchmarkChainedSpawn(b *testing.B) { benchWorkload(b, chainedSpawn(chainDepth)) }
 func BenchmarkForkJoinFib(b *testing.B)  { benchWorkload(b, forkJoinFib(fibN)) }
 func BenchmarkYieldMany(b *testing.B)    { benchWorkload(b, yieldMany(yieldTasks, yieldCount)) }
-func BenchmarkPingPong(b *testing.B)     { benchWorkload(b, pingPong(pingHandoff)) }
+func BenchmarkPingPong(b *testing.B)     { benchWorkload(b, withIOWaiter(pingPong(pingHandoff))) }
 
 func BenchmarkImbalanced(b *testing.B) {
 	benchWorkload(b, imbalanced(burstCount, burstTasks, burstWorkUs))

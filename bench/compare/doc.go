@@ -27,6 +27,12 @@
 //   - kernel: github.com/vsched/vsched/kernel with its default number of
 //     Ps (GOMAXPROCS), made once per benchmark and closed in b.Cleanup.
 //     Remote submits are k.Go, spawns from inside a task c.Go.
+//   - kernel-iowaiter (SpawnLocal, SpawnRemote, PingPong): the same
+//     kernel with one task parked on a pipe that stays quiet, as a kernel
+//     that serves connections beside its computation always has. Tasks
+//     waiting on the poller change how its Ms idle (one blocks in the
+//     poller; one that served I/O spins before it sleeps), and this
+//     variant measures what that costs the computation (iowait.go).
 //   - ants, pond, conc, errgroup, workerpool: the peer pools, each bounded
 //     at GOMAXPROCS workers, made once per benchmark (pools.go describes
 //     each adapter and what it adds).
