@@ -51,7 +51,9 @@ const (
 	// startm soon after waits for the operating system to wake one. Under
 	// a request-response load the Ms stop and start thousands of times a
 	// second; spinning for about one thread wakeup first turned much of
-	// that wait into work (docs/BENCHMARKS.md, run G). The spin yields to
+	// that wait into work (docs/BENCHMARKS.md, run G). Only an M that ran
+	// a task back from an I/O wait since it last stopped spins (run J: a
+	// computing kernel loses its wakeup batching to it). The spin yields to
 	// goroutines ready on its Go P, but it is CPU spent all the same, at
 	// most stopSpin per stop: it may wake another Go P's thread (each
 	// Gosched may), it keeps its Go P from polling the Go netpoller, and

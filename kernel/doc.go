@@ -224,7 +224,7 @@
 //     epoll_wait would hold its thread and its Go P until the Go runtime's
 //     sysmon took it, and readiness caused by a goroutine of the same
 //     process often reaches the poller with no thread wakeup this way.
-//   - An M that stops after running tasks, while tasks wait on the poller,
+//   - An M that stops after serving I/O, while tasks wait on the poller,
 //     spins on its note for up to 30 µs (yielding its thread to ready
 //     goroutines) before it sleeps; the runtime's stopm sleeps at once.
 //     An M is a goroutine: when it parks and the Go scheduler finds
@@ -234,13 +234,16 @@
 //     the time more than the net package did; the spin halved the echo
 //     benchmark's p99 at 50 connections (docs/BENCHMARKS.md). It is
 //     limited to kernels with tasks waiting on the poller and to Ms that
-//     found work since their last stop: a kernel that only computes lost
-//     its wakeup batching to it (SpawnRemote 20% slower). One task waiting
-//     on the poller is enough, so a server that also computes spins on
-//     every stop of a busy M. Spinning after a wake that found nothing, as
-//     with a single connection, measured 7% slower there (p = 0.1, so only
-//     suggested). While it spins, that Go P runs its ready goroutines but
-//     does not poll the Go netpoller.
+//     ran a task back from an I/O wait since their last stop: a kernel
+//     that computes loses its wakeup batching to the spin. SpawnRemote was
+//     20% slower when every stopping M spun; with one task parked on a
+//     quiet connection beside it, SpawnRemote was 28% slower than with
+//     none while any task run earned the spin, and 8% once only a task
+//     back from I/O did (docs/BENCHMARKS.md run J). An M woken for a task
+//     that others took first, as with a single connection, does not spin
+//     either: that measured 7% slower (p = 0.1, so only suggested).
+//     [Stats.SpinParkCount] counts the spins. While it spins, that Go P
+//     runs its ready goroutines but does not poll the Go netpoller.
 //   - A task whose wait or park commits fail again and again (a slot that
 //     is always ready) comes back through the P's resume slot; the monitor's
 //     10 ms preemption flag sends it to the global queue, as it does a

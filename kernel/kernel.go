@@ -94,7 +94,7 @@ type Kernel struct {
 	pollingNet xsync.Uint32
 
 	// Counters kept outside the Ps.
-	mparks, munparks, handoffs, stalls, outsideWakes, pollWakes xsync.Stat
+	mparks, mspins, munparks, handoffs, stalls, outsideWakes, pollWakes xsync.Stat
 
 	mon     monitorState
 	monNote xsync.Note

@@ -32,7 +32,9 @@ func TestKnownBadKernelsAreReported(t *testing.T) {
 		// the explorer's models.
 		late := byTest("TestADeadlineFiresWhileThePIsBusyWithoutTheMonitor", "did not fire")
 		late.Env = []string{"VSCHED_STRESS_HANG=5s"}
-		cases = append(cases, knownBad{mutant.Named("deadlines-wait-for-a-poll"), late})
+		cases = append(cases, knownBad{mutant.Named("deadlines-wait-for-a-poll"), late},
+			// A spin too many costs CPU and wakeup batching, not a task.
+			knownBad{mutant.Named("spin-after-compute"), byTest("TestStopSpinsOnlyAfterServingIO", "spun before they slept")})
 	}
 	for _, c := range cases {
 		t.Run(c.m.Name, func(t *testing.T) {

@@ -216,3 +216,94 @@ func TestShutdownDoesNotWaitForTasksWaitingOnIO(t *testing.T) {
 	_, err = k.Poller()
 	require.True(t, err == nil || errors.Is(err, kernel.ErrClosed))
 }
+
+// sink keeps the busy loops of the tests from being optimized away.
+var sink atomic.Int64
+
+// waitAllIdle spins until every P of k is idle (bounded).
+func waitAllIdle(t *testing.T, k *kernel.Kernel) {
+	t.Helper()
+	for i := 0; ; i++ {
+		if s := k.Stats(); s.IdleWorkers == s.Workers {
+			return
+		}
+		if i > 10_000_000 {
+			t.Fatalf("the Ps never all went idle: %+v", k.Stats())
+		}
+		runtime.Gosched()
+	}
+}
+
+// TestStopSpinsOnlyAfterServingIO: an M that stops spins on its note
+// before it sleeps only if it ran a task back from an I/O wait since it
+// last stopped, and only while tasks wait on the poller. A kernel that
+// computes beside a parked connection must not spin: the spin took its
+// wakeup batching (BenchmarkSpawnRemote/impl=kernel-iowaiter in bench/,
+// docs/BENCHMARKS.md run J). One that serves I/O does.
+func TestStopSpinsOnlyAfterServingIO(t *testing.T) {
+	k, err := kernel.New(kernel.WithProcs(2))
+	require.NoError(t, err)
+	defer shutdown(t, k)
+	idle, _ := pipePair(t, k)
+	require.NoError(t, k.Go(reader(idle, 1, make(chan error, 1))))
+	waitIOWaiting(t, k, 1)
+
+	// Compute: rounds of tasks submitted from outside, after each of which
+	// the Ms stop, with the idle connection's task on the poller.
+	before := k.Stats()
+	const rounds, tasks = 50, 64
+	for range rounds {
+		var ran atomic.Int64
+		done := make(chan struct{})
+		for range tasks {
+			require.NoError(t, k.Go(func(*kernel.Ctx) {
+				if ran.Add(1) == tasks {
+					close(done)
+				}
+			}))
+		}
+		<-done
+		waitAllIdle(t, k)
+	}
+	after := k.Stats()
+	require.Greater(t, after.ParkCount, before.ParkCount, "no M stopped: the test tests nothing")
+	require.Equal(t, before.SpinParkCount, after.SpinParkCount,
+		"Ms that ran only computing tasks spun before they slept, %d times in %d stops",
+		after.SpinParkCount-before.SpinParkCount, after.ParkCount-before.ParkCount)
+
+	// Serve: rounds of readiness for a few tasks at once. Whichever M ran
+	// one and then stops, while the idle connection's task still waits,
+	// must spin; that no round has such an M is possible, but not in a
+	// thousand.
+	const conns, maxRounds = 8, 1000
+	ds, peers := make([]*netpoll.Desc, conns), make([]int, conns)
+	for i := range ds {
+		ds[i], peers[i] = pipePair(t, k)
+	}
+	for round := 0; k.Stats().SpinParkCount == after.SpinParkCount; round++ {
+		if round == maxRounds {
+			t.Fatalf("no M spun before it slept in %d rounds of I/O: %+v", maxRounds, k.Stats())
+		}
+		done := make(chan error, conns)
+		for _, d := range ds {
+			r := reader(d, 1, done)
+			require.NoError(t, k.Go(func(c *kernel.Ctx) {
+				// Some work first, so that the M the poll woke cannot
+				// finish the round alone before the other M starts.
+				for i := range 20_000 {
+					sink.Add(int64(i))
+				}
+				r(c)
+			}))
+		}
+		waitIOWaiting(t, k, 1+conns)
+		for _, fd := range peers {
+			_, err := unix.Write(fd, []byte("x"))
+			require.NoError(t, err)
+		}
+		for range conns {
+			require.NoError(t, <-done)
+		}
+		waitAllIdle(t, k)
+	}
+}

@@ -57,7 +57,7 @@ type m struct {
 	p        *p      // the P it holds, or nil
 	nextp    *p      // the P it is woken with, or nil to exit
 	spinning bool
-	busy     bool // it ran a task since it last stopped (stopm)
+	served   bool // it ran a task back from an I/O wait since it last stopped (stopm)
 	curg     *g   // the task it runs, or nil
 	link     *m   // the idle list or syswait, under the lock
 	note     xsync.Note
@@ -236,7 +236,6 @@ func (k *Kernel) schedule(mp *m) (*g, bool) {
 		if mp.spinning {
 			k.resetspinning(mp)
 		}
-		mp.busy = true
 		return gp, inheritTime
 	}
 }
@@ -676,12 +675,13 @@ func (k *Kernel) stopm(mp *m) bool {
 	k.nmidle++
 	k.lock.Unlock()
 	k.mparks.Add(1)
-	if mp.busy && k.pollWaiters() {
+	if mp.served && k.pollWaiters() {
+		k.mspins.Add(1)
 		mp.note.SpinSleep(stopSpin)
 	} else {
 		mp.note.Sleep()
 	}
-	mp.busy = false
+	mp.served = false
 	k.munparks.Add(1)
 	pp := mp.nextp
 	mp.nextp = nil

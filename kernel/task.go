@@ -321,6 +321,7 @@ func (k *Kernel) execute(mp *m, gp *g, inheritTime bool) bool {
 	}
 	if io := gp.io; io != nil && (io.req.d != nil || io.err != nil) {
 		finishWait(io)
+		mp.served = true // stopm's spin: this M serves I/O
 	}
 	mp.curg = gp
 	gp.ctx.m = mp
