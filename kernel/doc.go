@@ -237,7 +237,7 @@
 //     ran a task back from an I/O wait since their last stop: a kernel
 //     that computes loses its wakeup batching to the spin. SpawnRemote was
 //     20% slower when every stopping M spun; with one task parked on a
-//     quiet connection beside it, SpawnRemote was 28% slower than with
+//     quiet connection beside it, SpawnRemote was 29% slower than with
 //     none while any task run earned the spin, and 8% once only a task
 //     back from I/O did (docs/BENCHMARKS.md run J). An M woken for a task
 //     that others took first, as with a single connection, does not spin

@@ -292,6 +292,9 @@ func TestStopSpinsOnlyAfterServingIO(t *testing.T) {
 				// finish the round alone before the other M starts.
 				for i := range 20_000 {
 					sink.Add(int64(i))
+					if i%1000 == 0 {
+						runtime.Gosched() // with GOMAXPROCS=1 too
+					}
 				}
 				r(c)
 			}))

@@ -319,9 +319,14 @@ func (k *Kernel) execute(mp *m, gp *g, inheritTime bool) bool {
 		pp.kind.Store(gp.kind)
 		pp.kindShown = gp.kind != nil
 	}
-	if io := gp.io; io != nil && (io.req.d != nil || io.err != nil) {
-		finishWait(io)
-		mp.served = true // stopm's spin: this M serves I/O
+	if io := gp.io; io != nil {
+		if io.req.d != nil {
+			// This run follows a wait, whatever ended it.
+			finishWait(io)
+			mp.served = true // stopm's spin: this M serves I/O
+		} else if io.err != nil {
+			io.err = nil // no wait before this run (a recycled record, a yield)
+		}
 	}
 	mp.curg = gp
 	gp.ctx.m = mp

@@ -15,10 +15,11 @@ import (
 // with one task parked on the read end of a pipe that never becomes
 // readable. A kernel that serves connections while it computes always has
 // such tasks, and its Ms behave differently then: one M blocks in the
-// poller when it goes idle, and an M that stops after running tasks spins
-// on its note for a while first (kernel/consts.go stopSpin), which a
+// poller when it goes idle, and an M that stops after serving I/O spins on
+// its note for a while first (kernel/consts.go stopSpin), which a
 // compute-only kernel does not do. The variant measures what the compute
-// side pays for that, beside impl=kernel in the same run.
+// side pays for that, beside impl=kernel in the same run (docs/BENCHMARKS.md
+// run J: 29% on SpawnRemote while any task run earned the spin).
 func withIOWaiter(w workload) workload {
 	for _, v := range w.variants {
 		if v.impl != "kernel" {
