@@ -664,6 +664,10 @@ func (k *Kernel) startm(pp *p, spinning, lockHeld bool) {
 // is not on the idle list yet while it looks at the queues once more, so a
 // wakep in that window starts a new M, and exiting at once would start and
 // end an M on every such race (ping-pong tasks did so about once per run).
+//
+// An M that ran a task back from an I/O wait since it last stopped spins
+// on its note for up to stopSpin before it sleeps, while tasks wait on the
+// poller; the runtime's stopm sleeps at once (see the package doc).
 func (k *Kernel) stopm(mp *m) bool {
 	k.lock.Lock()
 	if k.state.Load() == stateStopped || k.mcount-int(k.nmsys.Load()) > k.procs && k.nmidle >= k.procs {
