@@ -199,7 +199,7 @@ func TestDeadlineEndsTheWaitWithDeadlineExceeded(t *testing.T) {
 				}
 				exceeded(tp.wait(d, mode))
 				if el := time.Since(reset); el < 10*time.Millisecond {
-					t.Errorf("the deadline set 10ms after the expiry fired after %v", el)
+					t.Errorf("the deadline set 10ms ahead after the expiry fired after %v", el)
 				}
 				if err := set(time.Time{}); err != nil {
 					t.Fatalf("clearing the deadline: %v", err)
