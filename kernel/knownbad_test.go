@@ -34,7 +34,8 @@ func TestKnownBadKernelsAreReported(t *testing.T) {
 		late.Env = []string{"VSCHED_STRESS_HANG=5s"}
 		cases = append(cases, knownBad{mutant.Named("deadlines-wait-for-a-poll"), late},
 			// A spin too many costs CPU and wakeup batching, not a task.
-			knownBad{mutant.Named("spin-after-compute"), byTest("TestStopSpinsOnlyAfterServingIO", "spun before they slept")})
+			knownBad{mutant.Named("spin-after-compute"), byTest("TestStopSpinsOnlyAfterServingIO", "spun before they slept")},
+			knownBad{mutant.Named("served-by-recycled-record"), byTest("TestARunOnARecycledRecordIsNoRunBackFromAWait", "marked its M as serving I/O")})
 	}
 	for _, c := range cases {
 		t.Run(c.m.Name, func(t *testing.T) {

@@ -1,0 +1,99 @@
+//go:build linux
+
+package kernel
+
+import (
+	"errors"
+	"runtime"
+	"testing"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/vsched/vsched/netpoll"
+)
+
+// A task whose wait Close ended dies holding ErrClosed in its record, and
+// the next task spawned on its P gets that record back. That task's run
+// follows no wait: it must see no error, and it must not mark its M as one
+// that serves I/O, which would make the M spin before it sleeps (stopm).
+// With one P the order is fixed: the spawning task and what it spawns run
+// on one M, and the dead task's record is on top of the P's free list.
+func TestARunOnARecycledRecordIsNoRunBackFromAWait(t *testing.T) {
+	k := newStressKernel(t, WithProcs(1))
+	np, err := k.Poller()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(fds[0])
+	defer unix.Close(fds[1])
+	d, err := np.Register(fds[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// A wait that Close ends.
+	type outcome struct {
+		g   *g
+		err error
+	}
+	closed := make(chan outcome, 1)
+	if err := k.Go(func(c *Ctx) {
+		if err := c.WaitErr(); err != nil {
+			closed <- outcome{c.g, err}
+			return
+		}
+		if err := c.WaitRead(d); err != nil {
+			closed <- outcome{c.g, err}
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; np.Waiters() != 1; i++ {
+		if i > 10_000_000 {
+			t.Fatal("the task never waited")
+		}
+		runtime.Gosched()
+	}
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	dead := <-closed
+	if !errors.Is(dead.err, netpoll.ErrClosed) {
+		t.Fatalf("the closed wait ended with %v, want ErrClosed", dead.err)
+	}
+
+	// Tasks spawned on the same P; one takes the dead task's record.
+	type run struct {
+		g      *g
+		served bool
+		err    error
+	}
+	const tasks = 4
+	runs := make(chan run, tasks)
+	if err := k.Go(func(c *Ctx) {
+		c.m.served = false // whatever this M ran before
+		for range tasks {
+			c.Go(func(c *Ctx) { runs <- run{c.g, c.m.served, c.WaitErr()} })
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	recycled := false
+	for range tasks {
+		r := <-runs
+		recycled = recycled || r.g == dead.g
+		if r.err != nil {
+			t.Errorf("a task that never waited saw a wait's outcome: %v", r.err)
+		}
+		if r.served {
+			t.Errorf("a task that never waited marked its M as serving I/O (recycled record: %v)", r.g == dead.g)
+		}
+	}
+	if !recycled {
+		t.Fatal("no task ran on the dead task's record: the test tests nothing")
+	}
+}
