@@ -33,6 +33,10 @@
 //     waiting on the poller change how its Ms idle (one blocks in the
 //     poller; one that served I/O spins before it sleeps), and this
 //     variant measures what that costs the computation (iowait.go).
+//   - kernel-gowaiter (the same three): the kernel beside a goroutine
+//     parked on a quiet pipe in the Go runtime's netpoller, what any
+//     process with a parked connection pays; kernel-iowaiter pays it too,
+//     since the kernel's poller waits there.
 //   - ants, pond, conc, errgroup, workerpool: the peer pools, each bounded
 //     at GOMAXPROCS workers, made once per benchmark (pools.go describes
 //     each adapter and what it adds).

@@ -2,6 +2,7 @@ package compare
 
 import (
 	"errors"
+	"os"
 	"testing"
 	"time"
 
@@ -20,6 +21,13 @@ import (
 // compute-only kernel does not do. The variant measures what the compute
 // side pays for that, beside impl=kernel in the same run (docs/BENCHMARKS.md
 // run J: 29% on SpawnRemote while any task run earned the spin).
+//
+// It also adds kernel-gowaiter, the kernel with a goroutine parked on a
+// quiet pipe in the Go runtime's own netpoller instead: what any process
+// with a parked net.Conn pays, whatever schedules its computation. The
+// kernel's poller waits in that netpoller too (netpoll/wait_linux.go), so
+// kernel-iowaiter pays it as well; the difference between the two is the
+// kernel's own share.
 func withIOWaiter(w workload) workload {
 	for _, v := range w.variants {
 		if v.impl != "kernel" {
@@ -30,10 +38,34 @@ func withIOWaiter(w workload) workload {
 			r := setup(tb)
 			parkIOWaiter(tb, r.k)
 			return r
+		}}, variant{"kernel-gowaiter", func(tb testing.TB) runner {
+			r := setup(tb)
+			parkGoWaiter(tb)
+			return r
 		}})
 		return w
 	}
 	panic("compare: withIOWaiter: " + w.name + " has no kernel variant")
+}
+
+// parkGoWaiter starts a goroutine that reads a quiet pipe, parked in the
+// Go runtime's netpoller until tb's cleanup closes the write end.
+func parkGoWaiter(tb testing.TB) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		tb.Fatalf("os.Pipe: %v", err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		var b [1]byte
+		_, _ = r.Read(b[:]) // io.EOF once w is closed
+	}()
+	tb.Cleanup(func() {
+		w.Close()
+		<-done
+		r.Close()
+	})
 }
 
 // parkIOWaiter parks a task of k on a quiet pipe until tb's cleanup, which
