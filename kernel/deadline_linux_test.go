@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/vsched/vsched/netpoll"
 )
 
 // A read deadline fires while the kernel's only P never runs out of work,
@@ -31,23 +33,7 @@ func TestADeadlineFiresWhileThePIsBusyWithoutTheMonitor(t *testing.T) {
 // anything: whether the reader parked before its deadline fired.
 func deadlineFiresWhileBusy(t *testing.T) bool {
 	k := newStressKernel(t, WithProcs(1), stressNoMonitor)
-	np, err := k.Poller()
-	if err != nil {
-		t.Fatal(err)
-	}
-	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := np.Register(fds[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		d.Close()
-		unix.Close(fds[0])
-		unix.Close(fds[1])
-	}()
+	np, d := quietDesc(t, k)
 
 	// The reader waits for data nobody writes, with a read deadline.
 	outcome := make(chan error, 1)
@@ -103,4 +89,31 @@ func deadlineFiresWhileBusy(t *testing.T) bool {
 		t.Fatalf("the wait ended with %v, want os.ErrDeadlineExceeded", err)
 	}
 	return v.parked
+}
+
+// quietDesc returns k's Poller and a Desc registered with it for one end
+// of a socketpair that nobody writes to. t's cleanup closes the Desc and
+// both ends, before it closes a kernel made earlier in the test.
+func quietDesc(t *testing.T, k *Kernel) (*netpoll.Poller, *netpoll.Desc) {
+	t.Helper()
+	np, err := k.Poller()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := np.Register(fds[0])
+	if err != nil {
+		unix.Close(fds[0])
+		unix.Close(fds[1])
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = d.Close() // ErrClosed if the test closed it
+		unix.Close(fds[0])
+		unix.Close(fds[1])
+	})
+	return np, d
 }

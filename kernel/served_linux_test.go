@@ -7,8 +7,6 @@ import (
 	"runtime"
 	"testing"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/vsched/vsched/netpoll"
 )
 
@@ -20,20 +18,7 @@ import (
 // on one M, and the dead task's record is on top of the P's free list.
 func TestARunOnARecycledRecordIsNoRunBackFromAWait(t *testing.T) {
 	k := newStressKernel(t, WithProcs(1))
-	np, err := k.Poller()
-	if err != nil {
-		t.Fatal(err)
-	}
-	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer unix.Close(fds[0])
-	defer unix.Close(fds[1])
-	d, err := np.Register(fds[0])
-	if err != nil {
-		t.Fatal(err)
-	}
+	np, d := quietDesc(t, k)
 
 	// A wait that Close ends.
 	type outcome struct {
