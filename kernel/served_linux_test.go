@@ -62,7 +62,13 @@ func TestARunOnARecycledRecordIsNoRunBackFromAWait(t *testing.T) {
 	if err := k.Go(func(c *Ctx) {
 		c.m.served = false // whatever this M ran before
 		for range tasks {
-			c.Go(func(c *Ctx) { runs <- run{c.g, c.m.served, c.WaitErr()} })
+			c.Go(func(c *Ctx) {
+				// Each run reports on its own: the flag stays set until
+				// the M stops.
+				served := c.m.served
+				c.m.served = false
+				runs <- run{c.g, served, c.WaitErr()}
+			})
 		}
 	}); err != nil {
 		t.Fatal(err)

@@ -35,8 +35,8 @@
 //     variant measures what that costs the computation (iowait.go).
 //   - kernel-gowaiter (the same three): the kernel beside a goroutine
 //     parked on a quiet pipe in the Go runtime's netpoller, what any
-//     process with a parked connection pays; kernel-iowaiter pays it too,
-//     since the kernel's poller waits there.
+//     process with a parked connection pays; kernel-iowaiter pays it too
+//     while an M of the kernel blocks in its poller, which waits there.
 //   - ants, pond, conc, errgroup, workerpool: the peer pools, each bounded
 //     at GOMAXPROCS workers, made once per benchmark (pools.go describes
 //     each adapter and what it adds).

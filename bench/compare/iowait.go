@@ -25,9 +25,10 @@ import (
 // It also adds kernel-gowaiter, the kernel with a goroutine parked on a
 // quiet pipe in the Go runtime's own netpoller instead: what any process
 // with a parked net.Conn pays, whatever schedules its computation. The
-// kernel's poller waits in that netpoller too (netpoll/wait_linux.go), so
-// kernel-iowaiter pays it as well; the difference between the two is the
-// kernel's own share.
+// kernel's poller waits in that netpoller too (netpoll/wait_linux.go)
+// while an M blocks in it, so kernel-iowaiter pays it as well, part of the
+// time; the difference between the two bounds the kernel's own share
+// (docs/BENCHMARKS.md run K).
 func withIOWaiter(w workload) workload {
 	for _, v := range w.variants {
 		if v.impl != "kernel" {
@@ -49,7 +50,9 @@ func withIOWaiter(w workload) workload {
 }
 
 // parkGoWaiter starts a goroutine that reads a quiet pipe, parked in the
-// Go runtime's netpoller until tb's cleanup closes the write end.
+// Go runtime's netpoller until tb's cleanup closes the write end. It does
+// not wait for the park: the benchmark's untimed warm-up run gives the
+// goroutine its time.
 func parkGoWaiter(tb testing.TB) {
 	r, w, err := os.Pipe()
 	if err != nil {
