@@ -43,6 +43,12 @@ const (
 	monitorMinDelay   = 20 * time.Microsecond
 	monitorMaxDelay   = 10 * time.Millisecond
 	monitorIdleRounds = 50
+	// monitorRestartAfter is how long the monitor's deep sleep must last
+	// for the wake to start it over at monitorMinDelay (no runtime
+	// counterpart; see sysmon): as long as its first monitorIdleRounds
+	// rounds, so that a kernel going quiet and busy again restarts them at
+	// most once per their own length.
+	monitorRestartAfter = monitorIdleRounds * monitorMinDelay
 
 	// stopSpin is how long an M that stops spins on its note before it
 	// sleeps (no runtime counterpart: the runtime's stopm sleeps on a futex

@@ -127,9 +127,17 @@
 // runtime preempts the running goroutine to the global queue; a task cannot
 // be preempted, so the task that would inherit the time slice goes there
 // instead), and reports tasks that run past a threshold ([WithStall]). It
-// sleeps from 20 µs to 10 ms between rounds while anything runs, and
-// without a deadline while every P is idle: an idle kernel's Ms are parked
-// on their notes and nothing polls.
+// sleeps from 20 µs to 10 ms between rounds while anything runs (doubling
+// after 50 rounds with nothing to do, back to 20 µs after one that retook a
+// P, broke a chain, reported a stall or polled), and without a deadline
+// while every P is idle: an idle kernel's Ms are parked on their notes and
+// nothing polls. A P that starts running wakes it; after a deep sleep of 1
+// ms or more it starts over at 20 µs, after a shorter one it keeps the
+// sleep it had backed off to, so that a server whose Ps go idle between
+// requests does not wake it twice per request. In that case a [Ctx.Block]
+// may keep its P, with work queued behind it, for up to one backed-off
+// round (10 ms) before the monitor hands the P off, as in the runtime when
+// its sysmon has backed off.
 //
 // # Shutdown, Close and misuse
 //

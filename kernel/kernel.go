@@ -55,6 +55,7 @@ type Kernel struct {
 	histograms     bool // WithHistograms
 	eagerBlock     bool
 	monitor        bool
+	monRestart     time.Duration // monitorRestartAfter; tests change it
 	seed           uint64
 	manual         bool // driven by a test as its only M; see testhook.go
 
@@ -99,7 +100,11 @@ type Kernel struct {
 	mon     monitorState
 	monNote xsync.Note
 	monMode xsync.Uint32 // monAwake, monDeep or monTimed
-	exited  xsync.Event  // every M and the monitor have exited
+	// monDelay is the monitor's sleep in its latest timed round, and
+	// monWokeDelay in its first one after its latest deep sleep (0 until
+	// that round), in nanoseconds; only tests read them.
+	monDelay, monWokeDelay xsync.Int64
+	exited                 xsync.Event // every M and the monitor have exited
 }
 
 // An Option configures a [Kernel] made by [New].
@@ -192,6 +197,7 @@ func New(opts ...Option) (*Kernel, error) {
 		pause:          defaultPause,
 		stallThreshold: defaultStallThreshold,
 		monitor:        true,
+		monRestart:     monitorRestartAfter,
 		seed:           rand.Uint64(),
 	}
 	for _, opt := range opts {

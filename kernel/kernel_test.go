@@ -592,6 +592,82 @@ func TestAnIdleKernelParksEveryWorker(t *testing.T) {
 	t.Errorf("the kernel did not go quiet: stats %+v, monitor mode %d", k.Stats(), k.monMode.Load())
 }
 
+// A P that starts running wakes the monitor from its deep sleep with the
+// sleep it had backed off to, unless the deep sleep lasted
+// monitorRestartAfter: starting over at every wake had the monitor wake
+// twice per request of a server whose Ps go idle between requests, and
+// never starting over slowed a submit to an idle kernel (docs/BENCHMARKS.md,
+// run M). The test sets the threshold so that the outcome does not depend
+// on how long the sleep happens to last.
+func TestTheMonitorStartsOverOnlyAfterALongDeepSleep(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		restart time.Duration
+		want    time.Duration
+	}{
+		{"short sleep keeps the back-off", time.Hour, monitorMaxDelay},
+		{"long sleep starts over", 0, monitorMinDelay},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := monitorDelayAfterDeepSleep(t, c.restart); got != c.want {
+				t.Errorf("backed off to %v, woken from its deep sleep with the start-over threshold at %v, the monitor sleeps %v per round, want %v",
+					monitorMaxDelay, c.restart, got, c.want)
+			}
+		})
+	}
+}
+
+// monitorDelayAfterDeepSleep backs the monitor of a one-P kernel off to
+// its longest sleep, lets it go to its deep sleep, wakes it with a task and
+// returns the sleep of its next round. restart is the kernel's
+// monitorRestartAfter.
+func monitorDelayAfterDeepSleep(t *testing.T, restart time.Duration) time.Duration {
+	t.Helper()
+	k := newKernel(t, WithProcs(1), func(k *Kernel) error {
+		k.monRestart = restart
+		return nil
+	})
+	clock := newStressClock(stressHang())
+	waitFor := func(what string, cond func() bool) {
+		t.Helper()
+		for !cond() {
+			if clock.expired() {
+				t.Fatalf("%s: not within %v; monitor mode %d, delay %v, stats %+v",
+					what, stressHang(), k.monMode.Load(), time.Duration(k.monDelay.Load()), k.Stats())
+			}
+			runtime.Gosched()
+		}
+	}
+	backedOff := func() bool { return k.monDelay.Load() == int64(monitorMaxDelay) }
+
+	// A task that yields keeps the P running, each run a new time slice, so
+	// the monitor's rounds find nothing to do and its sleep backs off.
+	done := make(chan struct{})
+	k.Go(func(c *Ctx) {
+		if !backedOff() && !clock.expired() {
+			runtime.Gosched() // leave the monitor a Go P with GOMAXPROCS=1
+			c.Yield()
+			return
+		}
+		close(done)
+	})
+	<-done
+	waitFor("the monitor backing off to its longest sleep", backedOff)
+	waitFor("the monitor's deep sleep", func() bool { return k.monMode.Load() == monDeep })
+
+	// A task that holds the P until the monitor has slept a timed round
+	// again (monWokeDelay was cleared before the deep sleep).
+	release, ran := make(chan struct{}), make(chan struct{})
+	k.Go(func(*Ctx) {
+		close(ran)
+		<-release
+	})
+	<-ran
+	waitFor("a timed round of the monitor after its deep sleep", func() bool { return k.monWokeDelay.Load() != 0 })
+	close(release)
+	return time.Duration(k.monWokeDelay.Load())
+}
+
 func TestCloseDoesNotWaitForATaskInsideBlock(t *testing.T) {
 	for _, h := range []BlockHandoff{HandoffLazy, HandoffEager} {
 		k := newKernel(t, WithProcs(1), WithBlockHandoff(h))

@@ -45,10 +45,23 @@ type monitorP struct {
 // sysmon is the monitor goroutine (the runtime's sysmon). While any P runs
 // it wakes every 20 µs to 10 ms and retakes Ps from Ms stuck in Block,
 // breaks runnext chains that hold a P for a whole time slice, reports
-// stalled tasks, and polls the netpoller if nobody has for 10 ms. With every P idle and no M in Block it sleeps until a P
-// starts running, so an idle kernel uses no CPU.
+// stalled tasks, and polls the netpoller if nobody has for 10 ms. Its sleep
+// doubles after monitorIdleRounds rounds that did none of this, and drops
+// back to 20 µs after one that did. With every P idle and no M in Block it
+// sleeps until a P starts running, so an idle kernel uses no CPU.
+//
+// A deep sleep shorter than monitorRestartAfter (1 ms) leaves the back-off
+// as it was; a longer one starts the monitor over at 20 µs. The runtime's
+// sysmon starts over when a system call ends its deep sleep, a bet that it
+// will retake a P again soon, and keeps its back-off when its timer ends
+// it. Here only a P that starts running ends the deep sleep. Starting over
+// at every such wake had the monitor wake twice per request of a server
+// whose Ps all go idle between requests (docs/BENCHMARKS.md, run M);
+// never starting over left a remote submit to an idle kernel 2 to 3 µs
+// slower at the median, for reasons that run did not find.
 func (k *Kernel) sysmon() {
 	delay, idle := monitorMinDelay, 0
+	woke := false // the next timed round is the first after a deep sleep
 	k.forgetRuns(xsync.Nanotime())
 	for {
 		if k.state.Load() == stateStopped {
@@ -59,6 +72,7 @@ func (k *Kernel) sysmon() {
 			return
 		}
 		if k.quiet() {
+			k.monWokeDelay.Store(0)
 			k.monMode.Store(monDeep)
 			// Look again after announcing the sleep: pidleget takes a P,
 			// and a stop stores the state, before looking at monMode, so
@@ -66,15 +80,25 @@ func (k *Kernel) sysmon() {
 			if (k.state.Load() == stateStopped || !k.quiet()) && k.monMode.Cas(monDeep, monAwake) {
 				continue
 			}
+			slept := xsync.Nanotime()
 			k.monNote.Sleep()
-			delay, idle = monitorMinDelay, 0
-			k.forgetRuns(xsync.Nanotime())
+			now := xsync.Nanotime()
+			if now-slept >= int64(k.monRestart) {
+				delay, idle = monitorMinDelay, 0
+			}
+			k.forgetRuns(now)
+			woke = true
 			continue
 		}
 		if idle > monitorIdleRounds {
 			delay = min(2*delay, monitorMaxDelay)
 		} else {
 			delay = monitorMinDelay
+		}
+		k.monDelay.Store(int64(delay))
+		if woke {
+			k.monWokeDelay.Store(int64(delay))
+			woke = false
 		}
 		k.monMode.Store(monTimed)
 		if !k.monNote.SleepFor(delay) && !k.monMode.Cas(monTimed, monAwake) {
