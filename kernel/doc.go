@@ -129,15 +129,16 @@
 // instead), and reports tasks that run past a threshold ([WithStall]). It
 // sleeps from 20 µs to 10 ms between rounds while anything runs (doubling
 // after 50 rounds with nothing to do, back to 20 µs after one that retook a
-// P, broke a chain, reported a stall or polled), and without a deadline
-// while every P is idle: an idle kernel's Ms are parked on their notes and
-// nothing polls. A P that starts running wakes it; after a deep sleep of 1
-// ms or more it starts over at 20 µs, after a shorter one it keeps the
-// sleep it had backed off to, so that a server whose Ps go idle between
-// requests does not wake it twice per request. In that case a [Ctx.Block]
-// may keep its P, with work queued behind it, for up to one backed-off
-// round (10 ms) before the monitor hands the P off, as in the runtime when
-// its sysmon has backed off.
+// P, broke a chain, reported a stall or polled and found I/O), and without
+// a deadline while every P is idle: an idle kernel's Ms are parked on
+// their notes and nothing polls. A P that starts running wakes it; after a
+// deep sleep of 1 ms or more it starts over at 20 µs, after a shorter one
+// it keeps the sleep it had backed off to, so that a server whose Ps go
+// idle between requests does not wake it twice per request. In that case
+// a [Ctx.Block] may keep its P, with work queued behind it, for up to two
+// backed-off rounds (about 20 ms: the first round that sees the Block only
+// notes it) before the monitor hands the P off, as in the runtime when its
+// sysmon has backed off.
 //
 // # Shutdown, Close and misuse
 //

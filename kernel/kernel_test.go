@@ -623,7 +623,8 @@ func TestTheMonitorStartsOverOnlyAfterALongDeepSleep(t *testing.T) {
 // monitorRestartAfter.
 func monitorDelayAfterDeepSleep(t *testing.T, restart time.Duration) time.Duration {
 	t.Helper()
-	k := newKernel(t, WithProcs(1), func(k *Kernel) error {
+	// No stall reports: a round that reports one starts the monitor over.
+	k := newKernel(t, WithProcs(1), WithStall(time.Hour, nil), func(k *Kernel) error {
 		k.monRestart = restart
 		return nil
 	})
@@ -656,16 +657,23 @@ func monitorDelayAfterDeepSleep(t *testing.T, restart time.Duration) time.Durati
 	waitFor("the monitor's deep sleep", func() bool { return k.monMode.Load() == monDeep })
 
 	// A task that holds the P until the monitor has slept a timed round
-	// again (monWokeDelay was cleared before the deep sleep).
+	// again (monWokeDelay was cleared as it announced the deep sleep). The
+	// back-off it wakes with is still the longest sleep unless a round
+	// between the task's last look and the deep sleep broke a chain, which
+	// takes a run of 10 ms.
 	release, ran := make(chan struct{}), make(chan struct{})
+	defer close(release) // also on Fatal: Close waits for the task
 	k.Go(func(*Ctx) {
 		close(ran)
 		<-release
 	})
 	<-ran
-	waitFor("a timed round of the monitor after its deep sleep", func() bool { return k.monWokeDelay.Load() != 0 })
-	close(release)
-	return time.Duration(k.monWokeDelay.Load())
+	var got time.Duration
+	waitFor("a timed round of the monitor after its deep sleep", func() bool {
+		got = time.Duration(k.monWokeDelay.Load())
+		return got != 0
+	})
+	return got
 }
 
 func TestCloseDoesNotWaitForATaskInsideBlock(t *testing.T) {

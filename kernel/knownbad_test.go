@@ -26,7 +26,8 @@ func TestKnownBadKernelsAreReported(t *testing.T) {
 	cases := []knownBad{
 		// Extra spinning Ms cost cores, not correctness.
 		{mutant.Named("wakep-ignores-spinner"), byTest("TestWakepStartsNoMWhileAnMSpins", "wakep with an M spinning")},
-		// Extra monitor rounds cost wakeups, not correctness.
+		// The monitor's back-off after a deep sleep costs wakeups or
+		// latency, not correctness.
 		{mutant.Named("monitor-wake-resets-back-off"), byTest("TestTheMonitorStartsOverOnlyAfterALongDeepSleep", "sleeps 20µs per round, want 10ms")},
 		{mutant.Named("monitor-never-starts-over"), byTest("TestTheMonitorStartsOverOnlyAfterALongDeepSleep", "sleeps 10ms per round, want 20µs")},
 	}

@@ -46,19 +46,21 @@ type monitorP struct {
 // it wakes every 20 µs to 10 ms and retakes Ps from Ms stuck in Block,
 // breaks runnext chains that hold a P for a whole time slice, reports
 // stalled tasks, and polls the netpoller if nobody has for 10 ms. Its sleep
-// doubles after monitorIdleRounds rounds that did none of this, and drops
-// back to 20 µs after one that did. With every P idle and no M in Block it
+// doubles after monitorIdleRounds rounds that did none of this (a poll
+// that found no I/O counts as none), and drops back to 20 µs after one
+// that did. With every P idle and no M in Block it
 // sleeps until a P starts running, so an idle kernel uses no CPU.
 //
 // A deep sleep shorter than monitorRestartAfter (1 ms) leaves the back-off
 // as it was; a longer one starts the monitor over at 20 µs. The runtime's
-// sysmon starts over when a system call ends its deep sleep, a bet that it
-// will retake a P again soon, and keeps its back-off when its timer ends
-// it. Here only a P that starts running ends the deep sleep. Starting over
-// at every such wake had the monitor wake twice per request of a server
-// whose Ps all go idle between requests (docs/BENCHMARKS.md, run M);
-// never starting over left a remote submit to an idle kernel 2 to 3 µs
-// slower at the median, for reasons that run did not find.
+// sysmon starts over when a system call (or a start of the world) ends its
+// deep sleep, a bet that it will retake a P again soon, and keeps its
+// back-off when its timer ends it. Here only a P that starts running ends
+// the deep sleep. Starting over at every such wake had the monitor wake
+// twice per request of a server whose Ps all go idle between requests
+// (docs/BENCHMARKS.md, run M); never starting over left a remote submit
+// to a kernel idle for 1 ms about 2 µs (28%) slower at the median, for
+// reasons that run did not find.
 func (k *Kernel) sysmon() {
 	delay, idle := monitorMinDelay, 0
 	woke := false // the next timed round is the first after a deep sleep
@@ -74,14 +76,14 @@ func (k *Kernel) sysmon() {
 		if k.quiet() {
 			k.monWokeDelay.Store(0)
 			k.monMode.Store(monDeep)
+			slept := xsync.Nanotime()
 			// Look again after announcing the sleep: pidleget takes a P,
 			// and a stop stores the state, before looking at monMode, so
-			// one of the two sides sees the other.
-			if (k.state.Load() == stateStopped || !k.quiet()) && k.monMode.Cas(monDeep, monAwake) {
-				continue
+			// one of the two sides sees the other. Taking the sleep back
+			// counts as a deep sleep that ended at once.
+			if !((k.state.Load() == stateStopped || !k.quiet()) && k.monMode.Cas(monDeep, monAwake)) {
+				k.monNote.Sleep()
 			}
-			slept := xsync.Nanotime()
-			k.monNote.Sleep()
 			now := xsync.Nanotime()
 			if now-slept >= int64(k.monRestart) {
 				delay, idle = monitorMinDelay, 0
