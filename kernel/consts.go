@@ -45,9 +45,9 @@ const (
 	monitorIdleRounds = 50
 	// monitorRestartAfter is how long the monitor's deep sleep must last
 	// for the wake to start it over at monitorMinDelay (no runtime
-	// counterpart; see sysmon): as long as its first monitorIdleRounds
-	// rounds, so that a kernel going quiet and busy again restarts them at
-	// most once per their own length.
+	// counterpart; see sysmon): nominally as long as its first
+	// monitorIdleRounds rounds, so that a kernel going quiet and busy
+	// again restarts them at most about once per their own length.
 	monitorRestartAfter = monitorIdleRounds * monitorMinDelay
 
 	// stopSpin is how long an M that stops spins on its note before it

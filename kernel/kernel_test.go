@@ -619,8 +619,8 @@ func TestTheMonitorStartsOverOnlyAfterALongDeepSleep(t *testing.T) {
 
 // monitorDelayAfterDeepSleep backs the monitor of a one-P kernel off to
 // its longest sleep, lets it go to its deep sleep, wakes it with a task and
-// returns the sleep of its next round. restart is the kernel's
-// monitorRestartAfter.
+// returns the sleep of its first timed round after the wake. restart is
+// the kernel's monitorRestartAfter.
 func monitorDelayAfterDeepSleep(t *testing.T, restart time.Duration) time.Duration {
 	t.Helper()
 	// No stall reports: a round that reports one starts the monitor over.

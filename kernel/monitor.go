@@ -48,8 +48,8 @@ type monitorP struct {
 // stalled tasks, and polls the netpoller if nobody has for 10 ms. Its sleep
 // doubles after monitorIdleRounds rounds that did none of this (a poll
 // that found no I/O counts as none), and drops back to 20 µs after one
-// that did. With every P idle and no M in Block it
-// sleeps until a P starts running, so an idle kernel uses no CPU.
+// that did. With every P idle and no M in Block it sleeps until a P
+// starts running, so an idle kernel uses no CPU.
 //
 // A deep sleep shorter than monitorRestartAfter (1 ms) leaves the back-off
 // as it was; a longer one starts the monitor over at 20 µs. The runtime's
