@@ -253,11 +253,12 @@
 //     either: that measured 7% slower (p = 0.1, so only suggested).
 //     [Stats.SpinParkCount] counts the spins. While it spins, that Go P
 //     runs its ready goroutines but does not poll the Go netpoller.
-//   - The scheduling runs on the Go scheduler's: every M that parks or
-//     wakes is a goroutine that the Go scheduler parks or wakes, often with
-//     a thread. Serving echo at 50 connections, the kernel's server spent
-//     7% more CPU per round trip than the net package's, most of it in the
-//     Go runtime's thread sleeps and wakeups, not in the kernel's own code
+//   - The price of scheduling on top of the Go scheduler: every M that
+//     parks or wakes is a goroutine that the Go scheduler parks or wakes,
+//     often with a thread. Serving echo at 50 connections, the kernel's
+//     server spent 7% more CPU per round trip than the net package's; one
+//     profile of each put most of the difference in the Go runtime's thread
+//     sleeps and wakeups rather than in the kernel's own code
 //     (docs/BENCHMARKS.md run N).
 //   - A task whose wait or park commits fail again and again (a slot that
 //     is always ready) comes back through the P's resume slot; the monitor's
