@@ -227,23 +227,31 @@ var kernelModels = []struct {
 
 // The bound of the kernel's models. By default it is 1, where each model is
 // explored completely in about a second (but NetpollBlockVsIOWait, which
-// reaches netpollModelCap first, in about three); VSCHED_MAX_PREEMPTIONS, or the
-// flag the campaign (vsched check) passes, raises it. At bound 2 a model
-// takes up to a million executions (about a minute), so the campaign caps
-// the executions of each.
+// reaches netpollModelCap first, in about three), or the model's
+// defaultBound. VSCHED_MAX_PREEMPTIONS, or the flag the campaign (vsched
+// check) passes, sets it for every model. At bound 2 a model takes up to a
+// million executions (about a minute), so the campaign caps the executions
+// of each.
 var (
 	kernelBound      = flag.Int("vsched.kernel-bound", 0, "preemption bound of the kernel models (0: VSCHED_MAX_PREEMPTIONS, else 1)")
 	kernelExecutions = flag.Int("vsched.kernel-executions", 0, "execution cap of each kernel model (0: the explorer's default)")
 	kernelTime       = flag.Duration("vsched.kernel-time", 0, "time budget of all kernel models together, shared evenly (0: none)")
 )
 
-func kernelConfig() explore.Config {
+func kernelConfig(name string) explore.Config {
 	cfg := explore.Config{MaxPreemptions: *kernelBound, MaxExecutions: *kernelExecutions,
 		MaxDuration: *kernelTime / time.Duration(len(kernelModels))}
 	if cfg.MaxPreemptions == 0 && os.Getenv("VSCHED_MAX_PREEMPTIONS") == "" {
-		cfg.MaxPreemptions = 1
+		cfg.MaxPreemptions = max(1, defaultBound[name])
 	}
 	return cfg
+}
+
+// defaultBound raises the default bound of the models whose bug needs more
+// than one preemption and which stay cheap there.
+var defaultBound = map[string]int{
+	// Capped at netpollModelCap executions: about 2.5 seconds.
+	"NetpollShutdownVsMonitorPoll": 2,
 }
 
 // netpollModelCap caps the executions of each model with a netpoller. Such
@@ -258,7 +266,7 @@ const netpollModelCap = 20_000
 func TestKernelModels(t *testing.T) {
 	for _, km := range kernelModels {
 		t.Run(km.name, func(t *testing.T) {
-			cfg := kernelConfig()
+			cfg := kernelConfig(km.name)
 			if strings.HasPrefix(km.name, "Netpoll") && (cfg.MaxExecutions == 0 || cfg.MaxExecutions > netpollModelCap) {
 				cfg.MaxExecutions = netpollModelCap
 			}

@@ -69,7 +69,8 @@ func TestKnownBadReductionIsReported(t *testing.T) {
 // protocol must make a model fail, as a deadlock (a lost wakeup) or a task
 // that runs the wrong number of times. The models run at preemption bound 1,
 // where each is explored completely in about a second; the needspinning bug
-// takes two preemptions, so its model runs at bound 2.
+// and the monitor's release of pollingNet take two preemptions, so their
+// models run at bound 2.
 func TestKnownBadKernelsAreReported(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a mutant per case; skipped in -short")
@@ -92,6 +93,7 @@ func TestKnownBadKernelsAreReported(t *testing.T) {
 		{mutant.Named("stop-break-lost"), all},
 		{mutant.Named("no-blocking-poller"), all},
 		{mutant.Named("monitor-poll-hides-poller"), byModels("^TestKernelModels$/^NetpollMonitorPollVsIdle$", "1")},
+		{mutant.Named("monitor-release-skips-drain"), byModels("^TestKernelModels$/^NetpollShutdownVsMonitorPoll$", "2")},
 		{mutant.Named("needspinning-ignored"), byModels("^TestKernelModels$/^SpawnVsIdle$/^Go$", "2")},
 		{mutant.Named("eager-block-not-handed-off"), byModels("^TestKernelModels$/^BlockHandoffVsSubmit$/^eager$", "1")},
 	} {

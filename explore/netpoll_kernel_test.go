@@ -169,6 +169,31 @@ func monitorPollVsIdle() {
 	closePair(d, peer)
 }
 
+// shutdownVsMonitorPoll: Shutdown while the monitor polls and the only M
+// goes idle with a task waiting on a socket nobody writes. The M, finding
+// the kernel draining, takes lastpoll to 0 and back instead of blocking in
+// the poller; a monitor that had read lastpoll before that sees its
+// compare-and-swap fail and gives up its claim on pollingNet. Whoever
+// releases pollingNet or restores lastpoll last must look at the drain
+// again, or Shutdown waits forever (found by a stress test under -race).
+func shutdownVsMonitorPoll() {
+	k := newModelKernel(1)
+	d, peer := ioPair(k)
+	np, _ := k.Poller()
+	k.Go(func(c *kernel.Ctx) {
+		if err := c.WaitRead(d); err != nil {
+			panic(err)
+		}
+	})
+	for np.Waiters() == 0 {
+		xsync.Spin()
+	}
+	monitor := explore.Go(func() { k.TestHookMonitorPoll(testhook.Key{}) })
+	drain(k)
+	monitor.Join()
+	closePair(d, peer)
+}
+
 // blockVsIOWait: a task spawns a second one and waits to read; the second
 // runs on the same P and blocks (Block, handed off at once) until the
 // first has read. A thread writes. The blocked task's P is handed off
@@ -220,5 +245,6 @@ func init() {
 		{"NetpollShutdownVsPoller", shutdownVsPoller},
 		{"NetpollMonitorPollVsIdle", monitorPollVsIdle},
 		{"NetpollBlockVsIOWait", blockVsIOWait},
+		{"NetpollShutdownVsMonitorPoll", shutdownVsMonitorPoll},
 	}...)
 }

@@ -226,7 +226,10 @@
 //     Shutdown breaks the poller: the stop's single break may have gone to
 //     the poller before, and a drain must see every task the poller woke.
 //     The kernel counts as drained only while no M is in the poller, and a
-//     poller queues what it woke before it leaves. The runtime never stops.
+//     poller queues what it woke before it leaves. Whoever restores
+//     lastpoll or clears pollingNet while every P may be idle looks at the
+//     drain under the lock: an M or the monitor that found the other's mark
+//     left the drain to it. The runtime never stops.
 //   - The blocking poll waits for the epoll descriptor's readability in
 //     the Go runtime's own netpoller (the descriptor as an os.File), and
 //     then collects the events without blocking: a goroutine blocked in

@@ -90,7 +90,9 @@ type Kernel struct {
 	// lastpoll is when an M last polled, or 0 while an M blocks in the
 	// poller (sched.lastpoll); pollingNet is set while an M or the monitor
 	// polls without blocking (sched.pollingNet), and, for the monitor, until
-	// what it woke is queued.
+	// what it woke is queued. A drain waits for both (checkDrainedLocked),
+	// so a store that may complete its conditions with every P idle is
+	// followed by checkDrainedLocked under the lock.
 	lastpoll   xsync.Int64
 	pollingNet xsync.Uint32
 

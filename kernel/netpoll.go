@@ -293,13 +293,20 @@ func (k *Kernel) pollFromMonitor(now int64) bool {
 	// P idle, nobody polls once the monitor sleeps (taking lastpoll to 0
 	// here lost every wakeup of a stress test that way). pollingNet, held
 	// until what the poll woke is queued, keeps a drain from finishing
-	// before it is.
+	// before it is; so whoever releases it looks at the drain, as every
+	// store that can complete the drain's conditions must.
 	last := k.lastpoll.Load()
 	if last == 0 || now-last < int64(pollMaxGap) || k.pollingNet.Swap(1) != 0 {
 		return false
 	}
 	if !k.lastpoll.Cas(last, nanotime()) {
+		// An M polled meanwhile. It may have been a draining M that took
+		// lastpoll to 0 and back and saw pollingNet held: the drain is
+		// this release's to finish.
+		k.lock.Lock()
 		k.pollingNet.Store(0)
+		k.checkDrainedLocked()
+		k.lock.Unlock()
 		return false
 	}
 	ws := np.Poll(0, k.mon.pollBuf[:0])
