@@ -74,7 +74,7 @@ func phaseWhat(name string) string {
 	case name == "fuzz seeds":
 		return "The fuzz targets run as plain tests on their committed seed corpora, replaying every input a fuzzer ever found."
 	case name == "explore":
-		return "The model checker (build tag vsched_explore) runs the real code under every schedule within a preemption bound: litmus tests of the explorer itself, run-queue scenarios with a 4-slot ring, the kernel's wakeup-protocol models at bound 1 and netpoll's wait-slot models."
+		return "The model checker (build tag vsched_explore) runs the real code under every schedule within a preemption bound: litmus tests of the explorer itself, run-queue scenarios with a 4-slot ring, the kernel's wakeup-protocol models at bound 1 (one whose bug needs two preemptions at bound 2) and netpoll's wait-slot models."
 	case name == "explore kernel":
 		return "The kernel's models again at preemption bound 2, bounded in executions and time; a lost wakeup shows as a deadlock."
 	case name == "linearizability":
