@@ -90,14 +90,18 @@
 // per mutant, each with a header that says what the bug does ("git apply"
 // takes them too). The mutants command copies the module to a temporary
 // directory and, for each mutant, writes the patched files, checks that the
-// mutated package builds, and runs the verifiers cheapest first until one
-// fails: proptest, fuzz seeds, explore, the netpoll wait-slot models, the
-// mutated package's own tests, and then the slow ones: the runq stress
-// tests, the kernel models at bound 2 and the linearizability stress. A verifier whose tests
-// do not import the mutated package is not run. The table says, per mutant,
-// which verifier killed it, how long that verifier ran, and which test
-// failed. A mutant that survives fails the campaign unless its patch has an
-// "Equivalent:" line saying why no test can tell it from the original.
+// mutated package builds, and runs the verifiers until one fails: first the
+// one its patch names in an "Expect:" line, then the others cheapest first:
+// proptest, fuzz seeds, explore (the explorer's litmus tests and the runq
+// scenarios), the netpoll wait-slot models, explore models (the kernel
+// models at their default bound), the mutated package's own tests, and then
+// the slow ones: the runq stress tests, the kernel models at bound 2 and the
+// linearizability stress. A verifier whose tests do not import the mutated
+// package is not run. The table says, per mutant, which verifier killed it,
+// how long that verifier ran, and which test failed. A mutant that survives
+// fails the campaign unless its patch has an "Equivalent:" line saying why
+// no test can tell it from the original; so does one that its expected
+// verifier did not kill, so that the "Expect:" lines stay true.
 //
 // Flags of mutants:
 //

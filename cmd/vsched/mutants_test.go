@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -13,8 +14,9 @@ import (
 )
 
 // standInMutantsModule writes a module with one package, p, whose test
-// checks Add, and four patches: one the test kills, one it cannot see, one
-// that says why it is equivalent, and one that does not compile.
+// checks Add, and five patches: one the test kills, one it cannot see, one
+// that says why it is equivalent, one that does not compile, and one the
+// test kills although its patch expects another verifier to.
 func standInMutantsModule(t *testing.T) string {
 	t.Helper()
 	root := t.TempDir()
@@ -28,7 +30,8 @@ func standInMutantsModule(t *testing.T) string {
 	}
 	addHunk := " func Add(a, b int) int {\n-\treturn a + b\n"
 	unusedHunk := "@@ -9,3 +9,3 @@\n func Unused() int {\n-\treturn 1\n+\treturn 2\n }\n"
-	files[mutant.PatchDir+"/add-subtracts.patch"] = patch("add-subtracts", "subtracts.", addHunk, "+\treturn a - b\n }\n")
+	files[mutant.PatchDir+"/add-subtracts.patch"] = patch("add-subtracts", "subtracts.\n\nExpect: tests", addHunk, "+\treturn a - b\n }\n")
+	files[mutant.PatchDir+"/add-multiplies.patch"] = patch("add-multiplies", "multiplies.\n\nExpect: proptest", addHunk, "+\treturn a * b\n }\n")
 	files[mutant.PatchDir+"/unused-changed.patch"] = "unused-changed: changes what nothing calls.\n\n--- a/p/p.go\n+++ b/p/p.go\n" + unusedHunk
 	files[mutant.PatchDir+"/unused-equivalent.patch"] = "unused-equivalent: changes what nothing calls.\n\nEquivalent: nothing calls Unused.\n\n--- a/p/p.go\n+++ b/p/p.go\n" + unusedHunk
 	files[mutant.PatchDir+"/does-not-compile.patch"] = patch("does-not-compile", "is not Go.", addHunk, "+\treturn a +\n }\n")
@@ -61,7 +64,8 @@ func TestMutantsTableSaysWhatKilledEachMutantAndFailsOnASurvivor(t *testing.T) {
 		`unused-changed\s+p\s+SURVIVED\s+-`,
 		`unused-equivalent\s+p\s+equivalent\s+-\s+-\s+nothing calls Unused`,
 		`does-not-compile\s+p\s+BROKEN\s+-\s+-\s+does not build`,
-		`mutants: FAIL \(4 mutants: `,
+		`add-multiplies\s+p\s+BROKEN\s+tests\s+\S+\s+its patch expects proptest, which did not kill it`,
+		`mutants: FAIL \(5 mutants: `,
 	} {
 		if !regexp.MustCompile(row).MatchString(out) {
 			t.Errorf("output lacks a row matching %q:\n%s", row, out)
@@ -74,8 +78,8 @@ func TestMutantsTableSaysWhatKilledEachMutantAndFailsOnASurvivor(t *testing.T) {
 	}
 
 	stdout.Reset()
-	if code := runMutants(context.Background(), []string{"-run", "add|equivalent", "-markdown"}, &stdout, &stderr); code != exitPass {
-		t.Errorf("-run add|equivalent: exit %d, want 0:\n%s", code, stdout.String())
+	if code := runMutants(context.Background(), []string{"-run", "add-subtracts|equivalent", "-markdown"}, &stdout, &stderr); code != exitPass {
+		t.Errorf("-run add-subtracts|equivalent: exit %d, want 0:\n%s", code, stdout.String())
 	}
 	if !strings.Contains(stdout.String(), "| `add-subtracts` | p | subtracts. | killed | tests |") {
 		t.Errorf("-markdown table:\n%s", stdout.String())
@@ -101,6 +105,27 @@ func TestKillSymptomNamesTheFailedTestOrThePanic(t *testing.T) {
 	} {
 		if got := killSymptom(out); got != want {
 			t.Errorf("killSymptom(%q) = %q, want %q", out, got, want)
+		}
+	}
+}
+
+func TestTheExpectedVerifierRunsFirstAndTheRestCheapestFirst(t *testing.T) {
+	names := func(vs []campaignVerifier) []string {
+		var out []string
+		for _, v := range vs {
+			out = append(out, v.name)
+		}
+		return out
+	}
+	all := names(mutantVerifiers())
+	if got := names(verifierOrder(mutant.Mutant{})); !slices.Equal(got, all) {
+		t.Errorf("without Expect: %q, want the suite's order %q", got, all)
+	}
+	for _, want := range all {
+		got := names(verifierOrder(mutant.Mutant{Expect: want}))
+		rest := slices.DeleteFunc(slices.Clone(all), func(n string) bool { return n == want })
+		if got[0] != want || !slices.Equal(got[1:], rest) {
+			t.Errorf("Expect: %s gives %q, want %s first, then %q", want, got, want, rest)
 		}
 	}
 }

@@ -35,8 +35,9 @@ type Mutant struct {
 	Name string
 	Doc  string // what the bug does, from the patch's header
 	// Expect names the verifier of "vsched mutants" expected to kill the
-	// mutant first, when that is a slow one; "vsched mutants -fast" skips
-	// such mutants.
+	// mutant. The campaign runs it first and reports the mutant when it
+	// does not kill it; "vsched mutants -fast" skips the mutants that
+	// expect a slow verifier.
 	Expect string
 	// Equivalent, when set, says why the mutant cannot be told from the
 	// original: it is expected to survive.
