@@ -92,8 +92,8 @@
 // directory and, for each mutant, writes the patched files, checks that the
 // mutated package builds, and runs the verifiers until one fails: first the
 // one its patch names in an "Expect:" line, then the others cheapest first:
-// proptest, fuzz seeds, explore (the explorer's litmus tests and the runq
-// scenarios), the netpoll wait-slot models, explore models (the kernel
+// proptest, fuzz seeds, explore (the explorer's litmus and engine tests
+// and the runq scenarios), the netpoll wait-slot models, explore models (the kernel
 // models at their default bound), the mutated package's own tests, and then
 // the slow ones: the runq stress tests, the kernel models at bound 2 and the
 // linearizability stress. A verifier whose tests do not import the mutated
@@ -101,7 +101,8 @@
 // how long that verifier ran, and which test failed. A mutant that survives
 // fails the campaign unless its patch has an "Equivalent:" line saying why
 // no test can tell it from the original; so does one that its expected
-// verifier did not kill, so that the "Expect:" lines stay true.
+// verifier did not kill, or that names a verifier which does not test the
+// mutated package, so that the "Expect:" lines stay true.
 //
 // Flags of mutants:
 //

@@ -86,10 +86,12 @@ func newMutantsFlags(out io.Writer) *mutantsFlags {
 	f.fs.Usage = func() {
 		fmt.Fprint(out, "usage: vsched mutants [-run regexp] [-fast] [-all] [-markdown] [-v]\n\n"+
 			"mutants applies each seeded bug of "+mutant.PatchDir+" to a temporary copy\n"+
-			"of the module and runs the verification suite against it, cheapest verifier\n"+
-			"first, until one fails; then it prints which verifier killed each mutant and\n"+
-			"how long that took. It exits 1 if a mutant survived (unless its patch says\n"+
-			"why it is equivalent to the original) or a patch no longer applies or builds.\n\n")
+			"of the module and runs the verification suite against it until one verifier\n"+
+			"fails: first the one its patch names in an Expect: line, then the others\n"+
+			"cheapest first. It prints which verifier killed each mutant and how long that\n"+
+			"took. It exits 1 if a mutant survived (unless its patch says why it is\n"+
+			"equivalent to the original), was killed but not by the verifier its patch\n"+
+			"expects, or its patch no longer applies or builds.\n\n")
 		f.fs.PrintDefaults()
 	}
 	return f
@@ -333,6 +335,10 @@ func (mc *mutantCampaign) runMutant(ctx context.Context, m mutant.Mutant) mutant
 		o.verdict, o.detail = "skipped", "expects the slow verifier "+m.Expect
 		return o
 	}
+	if i := slices.IndexFunc(mutantVerifiers(), func(v campaignVerifier) bool { return v.name == m.Expect }); i >= 0 && !mc.relevant(mutantVerifiers()[i], m) {
+		o.verdict, o.detail = "BROKEN", "its patch expects "+m.Expect+", which does not test package "+m.Pkg()
+		return o
+	}
 	restore, err := mc.apply(m)
 	defer restore()
 	if err != nil {
@@ -386,7 +392,7 @@ func (mc *mutantCampaign) runMutant(ctx context.Context, m mutant.Mutant) mutant
 		o.detail = "killed, but its patch says it is equivalent: " + m.Equivalent
 	case len(o.killers) > 0 && m.Expect != "" && !slices.Contains(o.killers, m.Expect):
 		o.verdict = "BROKEN"
-		o.detail = "its patch expects " + m.Expect + ", which did not kill it"
+		o.detail = "its patch expects " + m.Expect + ", which did not kill it; " + o.detail
 	case len(o.killers) > 0:
 		o.verdict = "killed"
 	case m.Equivalent != "":

@@ -13,15 +13,20 @@ import (
 	"github.com/vsched/vsched/internal/mutant"
 )
 
-// standInMutantsModule writes a module with one package, p, whose test
-// checks Add, and five patches: one the test kills, one it cannot see, one
-// that says why it is equivalent, one that does not compile, and one the
-// test kills although its patch expects another verifier to.
+// standInMutantsModule writes a module with a package p, whose test checks
+// Add, a package proptest whose test calls Add and passes whatever it
+// returns, and six patches: one the test kills, one it cannot see, one that
+// says why it is equivalent, one that does not compile, one the test kills
+// although its patch expects proptest to, and one whose patch expects a
+// verifier that does not test p. The module has vsched's path, which the
+// campaign uses to tell which verifiers test the mutated package.
 func standInMutantsModule(t *testing.T) string {
 	t.Helper()
 	root := t.TempDir()
 	files := map[string]string{
-		"go.mod":      "module example.com/standin\n\ngo 1.25\n",
+		"go.mod": "module " + modulePath + "\n\ngo 1.25\n",
+		"proptest/proptest_test.go": "package proptest\n\nimport (\n\t\"testing\"\n\n\t\"" + modulePath + "/p\"\n)\n\n" +
+			"func TestAddReturns(t *testing.T) { _ = p.Add(2, 3) }\n",
 		"p/p.go":      "package p\n\n// Add adds.\nfunc Add(a, b int) int {\n\treturn a + b\n}\n\n// Unused is never called.\nfunc Unused() int {\n\treturn 1\n}\n",
 		"p/p_test.go": "package p\n\nimport \"testing\"\n\nfunc TestAddAdds(t *testing.T) {\n\tif Add(2, 3) != 5 {\n\t\tt.Fatal(\"Add(2, 3) != 5\")\n\t}\n}\n",
 	}
@@ -32,6 +37,7 @@ func standInMutantsModule(t *testing.T) string {
 	unusedHunk := "@@ -9,3 +9,3 @@\n func Unused() int {\n-\treturn 1\n+\treturn 2\n }\n"
 	files[mutant.PatchDir+"/add-subtracts.patch"] = patch("add-subtracts", "subtracts.\n\nExpect: tests", addHunk, "+\treturn a - b\n }\n")
 	files[mutant.PatchDir+"/add-multiplies.patch"] = patch("add-multiplies", "multiplies.\n\nExpect: proptest", addHunk, "+\treturn a * b\n }\n")
+	files[mutant.PatchDir+"/add-divides.patch"] = patch("add-divides", "divides.\n\nExpect: explore slots", addHunk, "+\treturn a / b\n }\n")
 	files[mutant.PatchDir+"/unused-changed.patch"] = "unused-changed: changes what nothing calls.\n\n--- a/p/p.go\n+++ b/p/p.go\n" + unusedHunk
 	files[mutant.PatchDir+"/unused-equivalent.patch"] = "unused-equivalent: changes what nothing calls.\n\nEquivalent: nothing calls Unused.\n\n--- a/p/p.go\n+++ b/p/p.go\n" + unusedHunk
 	files[mutant.PatchDir+"/does-not-compile.patch"] = patch("does-not-compile", "is not Go.", addHunk, "+\treturn a +\n }\n")
@@ -64,8 +70,9 @@ func TestMutantsTableSaysWhatKilledEachMutantAndFailsOnASurvivor(t *testing.T) {
 		`unused-changed\s+p\s+SURVIVED\s+-`,
 		`unused-equivalent\s+p\s+equivalent\s+-\s+-\s+nothing calls Unused`,
 		`does-not-compile\s+p\s+BROKEN\s+-\s+-\s+does not build`,
-		`add-multiplies\s+p\s+BROKEN\s+tests\s+\S+\s+its patch expects proptest, which did not kill it`,
-		`mutants: FAIL \(5 mutants: `,
+		`add-multiplies\s+p\s+BROKEN\s+tests\s+\S+\s+its patch expects proptest, which did not kill it; TestAddAdds`,
+		`add-divides\s+p\s+BROKEN\s+-\s+-\s+its patch expects explore slots, which does not test package p`,
+		`mutants: FAIL \(6 mutants: `,
 	} {
 		if !regexp.MustCompile(row).MatchString(out) {
 			t.Errorf("output lacks a row matching %q:\n%s", row, out)
@@ -75,6 +82,16 @@ func TestMutantsTableSaysWhatKilledEachMutantAndFailsOnASurvivor(t *testing.T) {
 	src, err := os.ReadFile(filepath.Join(root, "p", "p.go"))
 	if err != nil || !strings.Contains(string(src), "return a + b") || !strings.Contains(string(src), "return 1") {
 		t.Errorf("the stand-in module was changed: %s %v", src, err)
+	}
+
+	// add-subtracts expects the tests of p, which kill it, so proptest,
+	// cheaper and first without the Expect: line, never runs.
+	stdout.Reset()
+	if code := runMutants(context.Background(), []string{"-run", "^add-subtracts$", "-v"}, &stdout, &stderr); code != exitPass {
+		t.Errorf("-run ^add-subtracts$ -v: exit %d, want 0:\n%s", code, stdout.String())
+	}
+	if !strings.Contains(stdout.String(), "./p") || strings.Contains(stdout.String(), "./proptest") {
+		t.Errorf("-v: want a go test of ./p and none of ./proptest:\n%s", stdout.String())
 	}
 
 	stdout.Reset()
