@@ -208,7 +208,7 @@ func loadMutants(root string) ([]mutant.Mutant, error) {
 		if err != nil {
 			return nil, err
 		}
-		if m.Expect != "" && !slices.ContainsFunc(mutantVerifiers(), func(v campaignVerifier) bool { return v.name == m.Expect }) {
+		if _, ok := verifierNamed(m.Expect); m.Expect != "" && !ok {
 			return nil, fmt.Errorf("mutant %s: Expect: %q is not a verifier of the campaign", m.Name, m.Expect)
 		}
 		all = append(all, m)
@@ -331,13 +331,15 @@ func (mc *mutantCampaign) runMutant(ctx context.Context, m mutant.Mutant) mutant
 		}
 		mc.prog.end(r)
 	}()
-	if mc.fast && m.Expect != "" && slices.ContainsFunc(mutantVerifiers(), func(v campaignVerifier) bool { return v.slow && v.name == m.Expect }) {
-		o.verdict, o.detail = "skipped", "expects the slow verifier "+m.Expect
-		return o
-	}
-	if i := slices.IndexFunc(mutantVerifiers(), func(v campaignVerifier) bool { return v.name == m.Expect }); i >= 0 && !mc.relevant(mutantVerifiers()[i], m) {
-		o.verdict, o.detail = "BROKEN", "its patch expects "+m.Expect+", which does not test package "+m.Pkg()
-		return o
+	if v, ok := verifierNamed(m.Expect); ok {
+		switch {
+		case v.slow && mc.fast:
+			o.verdict, o.detail = "skipped", "expects the slow verifier "+m.Expect
+			return o
+		case !mc.relevant(v, m):
+			o.verdict, o.detail = "BROKEN", "its patch expects "+m.Expect+", which does not test package "+m.Pkg()
+			return o
+		}
 	}
 	restore, err := mc.apply(m)
 	defer restore()
@@ -401,6 +403,15 @@ func (mc *mutantCampaign) runMutant(ctx context.Context, m mutant.Mutant) mutant
 		o.verdict = "SURVIVED"
 	}
 	return o
+}
+
+// verifierNamed returns the campaign's verifier called name, if there is one.
+func verifierNamed(name string) (campaignVerifier, bool) {
+	vs := mutantVerifiers()
+	if i := slices.IndexFunc(vs, func(v campaignVerifier) bool { return v.name == name }); i >= 0 {
+		return vs[i], true
+	}
+	return campaignVerifier{}, false
 }
 
 // verifierOrder is the order in which m faces the verifiers: the one its
