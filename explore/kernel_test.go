@@ -19,7 +19,8 @@ import (
 
 // Models of the real kernel, with two Ps. The kernel's Ms are explorer
 // threads (xsync.Go), its lock and notes are explorer primitives, and the
-// monitor does not run (time does not pass in a model). Every model ends
+// monitor does not run (time does not pass in a model) but in the Monitor
+// models, where its timed sleeps end only by a Wakeup. Every model ends
 // with Shutdown, which returns only once every task that was accepted has
 // run: a lost wakeup leaves a task queued with every M asleep, and the
 // explorer reports that as a deadlock.
@@ -210,6 +211,31 @@ func monitorVsShutdown() {
 	drain(k)
 }
 
+// monitorWakeVsShutdown: the monitor of a one-P kernel goes to its deep
+// sleep while two tasks are submitted, the second of which keeps its P
+// until the monitor is out of its deep sleep; then Shutdown stops the
+// kernel while the monitor is in a timed round. The pidleget that ends the
+// quiet must wake the monitor, or the second task spins for good (a
+// livelock), and the stop must end the timed round, which in a model
+// (time does not pass) lasts until a Wakeup, or Shutdown waits for the
+// monitor for good (a deadlock).
+func monitorWakeVsShutdown() {
+	k, err := kernel.New(kernel.WithProcs(1))
+	if err != nil {
+		panic(err)
+	}
+	first, second := &ktask{name: "first"}, &ktask{name: "second"}
+	k.Go(first.fn)
+	k.Go(func(c *kernel.Ctx) {
+		for !k.TestHookMonitorAwake(testhook.Key{}) {
+			xsync.Spin()
+		}
+		second.fn(c)
+	})
+	drain(k)
+	ranOnce(first, second)
+}
+
 // kernelModels are the models of the kernel, by name.
 var kernelModels = []struct {
 	name  string
@@ -223,6 +249,7 @@ var kernelModels = []struct {
 	{"SpawnVsIdle/GoBatch", spawnVsIdle(true)},
 	{"ShutdownVsSubmits", shutdownVsSubmits},
 	{"MonitorVsShutdown", monitorVsShutdown},
+	{"MonitorWakeVsShutdown", monitorWakeVsShutdown},
 }
 
 // The bound of the kernel's models. By default it is 1, where each model is

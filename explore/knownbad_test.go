@@ -96,6 +96,8 @@ func TestKnownBadKernelsAreReported(t *testing.T) {
 		{mutant.Named("monitor-release-skips-drain"), byModels("^TestKernelModels$/^NetpollShutdownVsMonitorPoll$", "2")},
 		{mutant.Named("needspinning-ignored"), byModels("^TestKernelModels$/^SpawnVsIdle$/^Go$", "2")},
 		{mutant.Named("eager-block-not-handed-off"), byModels("^TestKernelModels$/^BlockHandoffVsSubmit$/^eager$", "1")},
+		{mutant.Named("pidleget-leaves-monitor-asleep"), byModels("^TestKernelModels$/^MonitorWakeVsShutdown$", "1")},
+		{mutant.Named("monitor-timed-sleep-after-stop"), byModels("^TestKernelModels$/^MonitorWakeVsShutdown$", "1")},
 	} {
 		t.Run(c.m.Name, func(t *testing.T) {
 			t.Parallel()

@@ -103,6 +103,14 @@ func (k *Kernel) sysmon() {
 			woke = false
 		}
 		k.monMode.Store(monTimed)
+		// Look at the state again after announcing the sleep, as before
+		// the deep sleep: a stop stores the state before it looks at
+		// monMode, so one of the two sides sees the other. A stop that
+		// found monAwake sent no Wakeup, and without this look Shutdown
+		// waited for the round's timeout, up to monitorMaxDelay.
+		if k.state.Load() == stateStopped && k.monMode.Cas(monTimed, monAwake) {
+			continue
+		}
 		if !k.monNote.SleepFor(delay) && !k.monMode.Cas(monTimed, monAwake) {
 			// Somebody took the sleep over and is waking us: consume
 			// that wakeup, so that the note is clean.

@@ -108,3 +108,10 @@ func (k *Kernel) TestHookMonitorPoll(_ testhook.Key) bool {
 	}
 	return k.pollFromMonitor(last + int64(pollMaxGap))
 }
+
+// TestHookMonitorAwake reports whether the monitor is out of its deep
+// sleep (awake, or in a timed round), for this module's explorer models.
+func (k *Kernel) TestHookMonitorAwake(_ testhook.Key) bool {
+	mode := k.monMode.Load()
+	return mode == monAwake || mode == monTimed
+}
