@@ -17,13 +17,13 @@ import (
 	"github.com/vsched/vsched/kernel"
 )
 
-// Models of the real kernel, with two Ps. The kernel's Ms are explorer
-// threads (xsync.Go), its lock and notes are explorer primitives, and the
-// monitor does not run (time does not pass in a model) but in the Monitor
-// models, where its timed sleeps end only by a Wakeup. Every model ends
-// with Shutdown, which returns only once every task that was accepted has
-// run: a lost wakeup leaves a task queued with every M asleep, and the
-// explorer reports that as a deadlock.
+// Models of the real kernel, with two Ps unless said otherwise. The
+// kernel's Ms are explorer threads (xsync.Go), its lock and notes are
+// explorer primitives, and the monitor does not run (time does not pass in
+// a model), except in the Monitor models, where its timed sleeps end only
+// by a Wakeup. Every model ends with Shutdown, which returns only once
+// every task that was accepted has run: a lost wakeup leaves a task queued
+// with every M asleep, and the explorer reports that as a deadlock.
 
 // newModelKernel returns a kernel of procs Ps set up for a model.
 func newModelKernel(procs int, opts ...kernel.Option) *kernel.Kernel {
@@ -201,8 +201,8 @@ func shutdownVsSubmits() {
 
 // monitorVsShutdown: Shutdown of an idle kernel whose monitor runs, as it
 // goes to its deep sleep: the monitor must see the stop or be woken, or
-// Shutdown waits for it forever. (Only the monitor's deep sleep is
-// modelled: it takes no timed sleep while every P is idle.)
+// Shutdown waits for it forever. (This model reaches only the deep sleep:
+// the monitor takes no timed sleep while every P is idle.)
 func monitorVsShutdown() {
 	k, err := kernel.New(kernel.WithProcs(1))
 	if err != nil {
@@ -215,10 +215,11 @@ func monitorVsShutdown() {
 // sleep while two tasks are submitted, the second of which keeps its P
 // until the monitor is out of its deep sleep; then Shutdown stops the
 // kernel while the monitor is in a timed round. The pidleget that ends the
-// quiet must wake the monitor, or the second task spins for good (a
+// quiet must wake the monitor, or the second task spins forever (a
 // livelock), and the stop must end the timed round, which in a model
 // (time does not pass) lasts until a Wakeup, or Shutdown waits for the
-// monitor for good (a deadlock).
+// monitor forever (a deadlock). One P and its only steal order: the
+// kernel's random seed does not change what the model does.
 func monitorWakeVsShutdown() {
 	k, err := kernel.New(kernel.WithProcs(1))
 	if err != nil {
@@ -227,7 +228,7 @@ func monitorWakeVsShutdown() {
 	first, second := &ktask{name: "first"}, &ktask{name: "second"}
 	k.Go(first.fn)
 	k.Go(func(c *kernel.Ctx) {
-		for !k.TestHookMonitorAwake(testhook.Key{}) {
+		for !k.TestHookMonitorOutOfDeepSleep(testhook.Key{}) {
 			xsync.Spin()
 		}
 		second.fn(c)

@@ -8,7 +8,9 @@ import (
 )
 
 // The monitor's sleep modes, in Kernel.monMode. Whoever moves it from a
-// sleeping mode to monAwake owns the one Wakeup of monNote.
+// sleeping mode to monAwake owns the one Wakeup of monNote, unless it is
+// the monitor itself taking back a sleep it announced, which it then does
+// not sleep.
 const (
 	monAwake = iota
 	monDeep  // asleep until a P starts running

@@ -6,7 +6,8 @@ import (
 )
 
 // TestHookModel is an option for this module's explorer models: no monitor
-// (time does not pass in a model) and a fixed seed for the steal order, so
+// (time does not pass in a model, so its timed rounds would end only at the
+// stop) and a fixed seed for the steal order, so
 // that every execution of a model is deterministic.
 func TestHookModel(_ testhook.Key) Option {
 	return func(k *Kernel) error {
@@ -81,7 +82,7 @@ func (mk *Manual) Schedule(p int, rand func() uint32) (ran, inheritTime bool) {
 func (mk *Manual) Local(p int) int { return mk.k.allp[p].runq.Len() }
 
 // TestHookRetake is what the monitor does to a long Block, for this
-// module's explorer models, in which the monitor does not run: every P whose
+// module's explorer models, in most of which the monitor does not run: every P whose
 // M is in Block is taken and handed off (retake and handoffp). It returns
 // how many Ps it took.
 func (k *Kernel) TestHookRetake(_ testhook.Key) int {
@@ -98,7 +99,7 @@ func (k *Kernel) TestHookRetake(_ testhook.Key) int {
 }
 
 // TestHookMonitorPoll is the monitor's netpoll for this module's explorer
-// models, in which the monitor does not run: one pollFromMonitor, as if
+// models, in most of which the monitor does not run: one pollFromMonitor, as if
 // nobody had polled for pollMaxGap. It reports whether the poll woke a
 // task.
 func (k *Kernel) TestHookMonitorPoll(_ testhook.Key) bool {
@@ -109,9 +110,10 @@ func (k *Kernel) TestHookMonitorPoll(_ testhook.Key) bool {
 	return k.pollFromMonitor(last + int64(pollMaxGap))
 }
 
-// TestHookMonitorAwake reports whether the monitor is out of its deep
-// sleep (awake, or in a timed round), for this module's explorer models.
-func (k *Kernel) TestHookMonitorAwake(_ testhook.Key) bool {
+// TestHookMonitorOutOfDeepSleep reports whether the monitor is not in its
+// deep sleep (awake, about to run after a Wakeup, or in a timed round), for
+// this module's explorer models.
+func (k *Kernel) TestHookMonitorOutOfDeepSleep(_ testhook.Key) bool {
 	mode := k.monMode.Load()
 	return mode == monAwake || mode == monTimed
 }

@@ -71,9 +71,12 @@ func (n *Note) SpinSleep(d time.Duration) {
 // SleepFor is Sleep with a timeout; see the default build. Time does not
 // pass in a model, so there the timeout never comes: SleepFor is Sleep and
 // returns true. A model thus shows every way a timed sleep can end but the
-// timeout, and a thread that relies on the timeout to see a change it was
-// owed a Wakeup for shows as a deadlock. (The scheduler's monitor, its only
-// user, sleeps its timed rounds in a model until the kernel stops.)
+// timeout: a thread that relies on the timeout to see a change it was owed
+// a Wakeup for shows as a deadlock, and so does one whose progress rightly
+// waits for the timeout. (The scheduler's monitor, its only user, sleeps
+// out its first timed round in a model until the kernel stops; models that
+// need its retake or its poll leave it off and call them through test
+// hooks.)
 func (n *Note) SleepFor(d time.Duration) bool {
 	if explorer.Active() {
 		n.Sleep()
