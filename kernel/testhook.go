@@ -5,10 +5,10 @@ import (
 	"github.com/vsched/vsched/internal/xsync"
 )
 
-// TestHookModel is an option for this module's explorer models: no monitor
-// (time does not pass in a model, so its timed rounds would end only at the
-// stop) and a fixed seed for the steal order, so
-// that every execution of a model is deterministic.
+// TestHookModel is an option for this module's explorer models: no
+// monitor (time does not pass in a model, so its timed rounds would end
+// only at the stop) and a fixed seed for the steal order, so that every
+// execution of a model is deterministic.
 func TestHookModel(_ testhook.Key) Option {
 	return func(k *Kernel) error {
 		k.monitor = false
@@ -82,9 +82,9 @@ func (mk *Manual) Schedule(p int, rand func() uint32) (ran, inheritTime bool) {
 func (mk *Manual) Local(p int) int { return mk.k.allp[p].runq.Len() }
 
 // TestHookRetake is what the monitor does to a long Block, for this
-// module's explorer models, in most of which the monitor does not run: every P whose
-// M is in Block is taken and handed off (retake and handoffp). It returns
-// how many Ps it took.
+// module's explorer models, in most of which the monitor does not run:
+// every P whose M is in Block is taken and handed off (retake and
+// handoffp). It returns how many Ps it took.
 func (k *Kernel) TestHookRetake(_ testhook.Key) int {
 	n := 0
 	for _, pp := range k.allp {
@@ -99,9 +99,9 @@ func (k *Kernel) TestHookRetake(_ testhook.Key) int {
 }
 
 // TestHookMonitorPoll is the monitor's netpoll for this module's explorer
-// models, in most of which the monitor does not run: one pollFromMonitor, as if
-// nobody had polled for pollMaxGap. It reports whether the poll woke a
-// task.
+// models, in most of which the monitor does not run: one pollFromMonitor,
+// as if nobody had polled for pollMaxGap. It reports whether the poll woke
+// a task.
 func (k *Kernel) TestHookMonitorPoll(_ testhook.Key) bool {
 	last := k.lastpoll.Load()
 	if last == 0 {
