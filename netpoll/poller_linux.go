@@ -148,7 +148,7 @@ func (p *Poller) Poll(delay time.Duration, list []*Waiter) []*Waiter {
 			// A Break. Only a Poll that may block drains it; one that
 			// does not leaves it for the blocked one (netpollBreak).
 			if ms != 0 {
-				_, _ = unix.Read(p.evfd, p.drain[:])
+				_, _ = rawRead(p.evfd, p.drain[:])
 				p.wakeSig.Store(0)
 			}
 			continue
@@ -218,7 +218,7 @@ func (p *Poller) Break() {
 		return
 	}
 	for {
-		_, err := unix.Write(p.evfd, breakOne[:])
+		_, err := rawWrite(p.evfd, breakOne[:])
 		if err == nil || err == unix.EAGAIN || err == unix.EBADF {
 			p.breakHook()
 			return

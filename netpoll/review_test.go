@@ -5,7 +5,6 @@ package netpoll
 import (
 	"fmt"
 	"runtime"
-	"runtime/debug"
 	"sync"
 	"testing"
 	"time"
@@ -167,7 +166,7 @@ func TestFinishWaitOfAPolledWaiterLeavesTheNextWaiterAlone(t *testing.T) {
 // PrepareWait, CommitWait, a Poll that hands the waiter back, FinishWait;
 // and a Break drained by a blocking Poll.
 func TestWaitCycleAndPollDoNotAllocate(t *testing.T) {
-	if raceEnabled() {
+	if raceEnabled {
 		t.Skip("the race detector's instrumentation makes buffers escape")
 	}
 	p := newPoller(t)
@@ -300,20 +299,6 @@ func TestBreakThenCloseLetsTheBlockedPollReturnAndNeverTouchesAReusedFd(t *testi
 }
 
 var _ = fmt.Sprint
-
-// raceEnabled reports whether the test binary was built with -race.
-func raceEnabled() bool {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return false
-	}
-	for _, s := range bi.Settings {
-		if s.Key == "-race" && s.Value == "true" {
-			return true
-		}
-	}
-	return false
-}
 
 // The runtime's pollWait looks at netpollcheckerr before netpollblock: on
 // a closed descriptor, or after its deadline, the wait fails even when an

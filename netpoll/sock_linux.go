@@ -240,7 +240,9 @@ func (c *Conn) Connected() error {
 // [ErrWouldBlock] when there is nothing to read yet (wait for [Conn.Desc]
 // to become readable), [ErrClosed] after [Conn.Close], and other failures
 // as an *os.SyscallError, so that errors.Is(err, syscall.ECONNRESET)
-// holds for a reset. A Read of zero bytes returns 0, nil at once.
+// holds for a reset. A Read of zero bytes returns 0, nil at once. A Read
+// into at most 64 KiB skips the Go scheduler's system-call bracket (see
+// System calls in the package doc).
 func (c *Conn) Read(b []byte) (int, error) {
 	if err := c.s.incref(); err != nil {
 		return 0, err
@@ -253,7 +255,7 @@ func (c *Conn) Read(b []byte) (int, error) {
 		b = b[:maxRW]
 	}
 	for {
-		n, err := unix.Read(c.s.fd, b)
+		n, err := rawRead(c.s.fd, b)
 		switch err {
 		case nil:
 			if n == 0 {
@@ -269,13 +271,17 @@ func (c *Conn) Read(b []byte) (int, error) {
 	}
 }
 
-// Write writes as much of b as the socket takes, with MSG_NOSIGNAL so that
-// a closed peer never raises SIGPIPE. It returns len(b), nil when all of b
-// went, and n, [ErrWouldBlock] when the send buffer filled after n bytes
-// (wait for [Conn.Desc] to become writable and write b[n:]). Other
-// failures come as an *os.SyscallError: errors.Is(err, syscall.EPIPE) or
-// syscall.ECONNRESET holds when the peer is gone. After [Conn.Close] it
-// returns [ErrClosed].
+// Write writes as much of b as the socket takes, with write(2) as the net
+// package does: a closed peer makes it fail with EPIPE, and the Go runtime
+// does not end the program for a SIGPIPE on a descriptor other than
+// standard output and error (see os/signal). It returns len(b), nil when
+// all of b went, and n, [ErrWouldBlock] when the send buffer filled after
+// n bytes (wait for [Conn.Desc] to become writable and write b[n:]).
+// Other failures come as an *os.SyscallError: errors.Is(err,
+// syscall.EPIPE) or syscall.ECONNRESET holds when the peer is gone. After
+// [Conn.Close] it returns [ErrClosed]. Each write of at most 64 KiB skips
+// the Go scheduler's system-call bracket (see System calls in the package
+// doc).
 func (c *Conn) Write(b []byte) (int, error) {
 	if err := c.s.incref(); err != nil {
 		return 0, err
@@ -287,7 +293,7 @@ func (c *Conn) Write(b []byte) (int, error) {
 		if len(chunk) > maxRW {
 			chunk = chunk[:maxRW]
 		}
-		m, err := unix.Write(c.s.fd, chunk)
+		m, err := rawWrite(c.s.fd, chunk)
 		switch err {
 		case nil:
 			if m == 0 {

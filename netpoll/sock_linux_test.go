@@ -242,6 +242,32 @@ func TestReadAfterPeerCloseWriteIsEOFAndTheOtherDirectionStillWorks(t *testing.T
 	}
 }
 
+// Bytes sent over a Conn carry what happened before they were sent: a
+// variable set before a Write and read after the Read that received the
+// bytes is no race, as with the net package. Reads and writes skip the Go
+// scheduler's system-call bracket (raw_linux.go) and tell the race
+// detector so themselves; under -race this test fails if they do not.
+func TestWriteHappensBeforeTheReadThatReceivesIt(t *testing.T) {
+	tp := newTestPoller(t)
+	client, server := tp.pair(tp.listen())
+	var shared int
+	wrote := make(chan error, 1)
+	go func() {
+		shared = 42
+		_, err := client.Write([]byte{1})
+		wrote <- err
+	}()
+	if err := tp.readFull(server, make([]byte, 1)); err != nil {
+		t.Fatalf("server read: %v", err)
+	}
+	if shared != 42 {
+		t.Fatalf("after the read, the writer's variable is %d, want 42", shared)
+	}
+	if err := <-wrote; err != nil {
+		t.Fatalf("client write: %v", err)
+	}
+}
+
 func TestPeerResetFailsReadAndWriteWithECONNRESET(t *testing.T) {
 	reset := func(t *testing.T) (*testPoller, *netpoll.Conn) {
 		tp := newTestPoller(t)

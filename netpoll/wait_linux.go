@@ -50,6 +50,10 @@ func (p *Poller) initWait() error {
 	}
 	p.wf = waitFile{f: f, rc: rc}
 	p.wf.collect = func(fd uintptr) bool {
+		// Not rawEpollWait: this collect cannot sleep, but it is part
+		// of a wait that may, and its system-call bracket wakes the Go
+		// runtime's sysmon as a goroutine's blocking read would (see
+		// raw_linux.go for what that is worth).
 		w := &p.wf
 		w.n, w.err = unix.EpollWait(int(fd), w.events, 0)
 		return w.n != 0 || w.err != nil && w.err != unix.EINTR
@@ -66,7 +70,7 @@ func (p *Poller) closeWait() error { return p.wf.f.Close() }
 // events, and no error, when its time is up.
 func (p *Poller) waitReal(events []unix.EpollEvent, ms int) (int, error) {
 	if ms == 0 {
-		return unix.EpollWait(p.epfd, events, 0)
+		return rawEpollWait(p.epfd, events)
 	}
 	var deadline time.Time
 	if ms > 0 {
