@@ -82,13 +82,15 @@
 // The system calls a busy kernel makes, a [Conn]'s reads and writes of up
 // to 64 KiB, the poll that does not block and a [Poller.Break], go to the
 // operating system without the Go scheduler's system-call bracket
-// (unix.RawSyscall, not unix.Syscall), as the runtime's own non-blocking
-// netpoll does: on a non-blocking descriptor they cannot sleep, and the
-// bracket woke the Go runtime's sysmon and let it take the caller's P,
-// which cost an echo server at 50 connections about a tenth of its CPU.
-// Such a call holds its Go P while the operating system copies. Larger
-// reads and writes, and the collects of a wait that may block, keep the
-// bracket. The file raw_linux.go gives the reasons and the measurements.
+// (syscall.RawSyscall, not syscall.Syscall), as the runtime's own
+// non-blocking poll in findRunnable does: on a non-blocking descriptor
+// they never wait for data or buffer space, and the bracket woke the Go
+// runtime's sysmon and let it take the caller's P, which cost an echo
+// server at 50 connections about a tenth of its CPU. Such a call holds its
+// Go P while it is in the operating system, and a stop-the-world waits for
+// it. Larger reads and writes, and the collects of a wait that may block,
+// keep the bracket. The file raw_linux.go gives the reasons and the
+// measurements.
 //
 // # Other systems
 //

@@ -92,7 +92,11 @@ const (
 func (c *Conn) Desc() *Desc { return c.s.d }
 
 // Fd returns the socket's descriptor number, for socket options the
-// package does not offer. It stays valid until [Conn.Close].
+// package does not offer. It stays valid until [Conn.Close]. The socket
+// must stay in non-blocking mode: [Conn.Read] and [Conn.Write] call the
+// operating system without the Go scheduler's system-call bracket (see
+// System calls in the package doc), and a call that blocked would hold a
+// Go P, and hold up every stop-the-world, until it returned.
 func (c *Conn) Fd() int { return c.s.fd }
 
 // RemoteAddr returns the peer's address, a *net.TCPAddr: the dialled one

@@ -244,27 +244,57 @@ func TestReadAfterPeerCloseWriteIsEOFAndTheOtherDirectionStillWorks(t *testing.T
 
 // Bytes sent over a Conn carry what happened before they were sent: a
 // variable set before a Write and read after the Read that received the
-// bytes is no race, as with the net package. Reads and writes skip the Go
-// scheduler's system-call bracket (raw_linux.go) and tell the race
-// detector so themselves; under -race this test fails if they do not.
+// bytes is no race, as with the net package. Reads and writes of up to
+// 64 KiB skip the Go scheduler's system-call bracket (raw_linux.go) and
+// tell the race detector so themselves, and larger ones go through
+// x/sys/unix, which has its own bookkeeping; under -race this test fails
+// if any pairing of the two loses the order.
 func TestWriteHappensBeforeTheReadThatReceivesIt(t *testing.T) {
-	tp := newTestPoller(t)
-	client, server := tp.pair(tp.listen())
-	var shared int
-	wrote := make(chan error, 1)
-	go func() {
-		shared = 42
-		_, err := client.Write([]byte{1})
-		wrote <- err
-	}()
-	if err := tp.readFull(server, make([]byte, 1)); err != nil {
-		t.Fatalf("server read: %v", err)
-	}
-	if shared != 42 {
-		t.Fatalf("after the read, the writer's variable is %d, want 42", shared)
-	}
-	if err := <-wrote; err != nil {
-		t.Fatalf("client write: %v", err)
+	const small, large = 1, 128 << 10
+	for _, tc := range []struct {
+		name        string
+		write, read int
+	}{
+		{"small write, small read", small, small},
+		{"large write, small read", large, small},
+		{"small write, large read", small, large},
+		{"large write, large read", large, large},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tp := newTestPoller(t)
+			client, server := tp.pair(tp.listen())
+			var shared int
+			wrote := make(chan error, 1)
+			go func() {
+				shared = 42
+				_, err := client.Write(make([]byte, tc.write))
+				if errors.Is(err, netpoll.ErrWouldBlock) {
+					err = nil // some of it went, and the first read takes some
+				}
+				wrote <- err
+			}()
+			// One Read of tc.read bytes that gets something: the order
+			// must come from that call, not from a later one.
+			buf := make([]byte, tc.read)
+			for {
+				n, err := server.Read(buf)
+				if n > 0 {
+					break
+				}
+				if !errors.Is(err, netpoll.ErrWouldBlock) {
+					t.Fatalf("server read: %d, %v", n, err)
+				}
+				if err := tp.wait(server.Desc(), netpoll.Read); err != nil {
+					t.Fatalf("read wait: %v", err)
+				}
+			}
+			if shared != 42 {
+				t.Fatalf("after the read, the writer's variable is %d, want 42", shared)
+			}
+			if err := <-wrote; err != nil {
+				t.Fatalf("client write: %v", err)
+			}
+		})
 	}
 }
 

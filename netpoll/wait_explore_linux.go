@@ -18,7 +18,7 @@ func (p *Poller) wait(events []unix.EpollEvent, ms int) (int, error) {
 	if !explorer.Active() {
 		return p.waitReal(events, ms) // a test outside a model
 	}
-	n, err := rawEpollWait(p.epfd, events)
+	n, err := unix.EpollWait(p.epfd, events, 0)
 	if n > 0 || err != nil || ms == 0 {
 		return n, err
 	}
@@ -27,10 +27,10 @@ func (p *Poller) wait(events []unix.EpollEvent, ms int) (int, error) {
 	// the note's one wakeup.
 	p.sleeping.Store(1)
 	if p.wakeSig.Load() != 0 && p.sleeping.Cas(1, 0) {
-		return rawEpollWait(p.epfd, events)
+		return unix.EpollWait(p.epfd, events, 0)
 	}
 	p.note.Sleep()
-	return rawEpollWait(p.epfd, events)
+	return unix.EpollWait(p.epfd, events, 0)
 }
 
 // breakHook wakes a wait that sleeps on the note.
