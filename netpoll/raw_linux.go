@@ -42,7 +42,8 @@ const rawMax = 64 << 10
 // (the garbage collector's, among others) waits for the call to return.
 // A non-blocking call is short, but it is not always instant: it may wait
 // for the socket's lock, for a page fault on the buffer, or for memory,
-// and a write on loopback also does the receiving side's work.
+// and a write on loopback also does the receiving side's work. The Go
+// execution tracer shows no system-call event for these calls.
 //
 // Two kinds of call keep the bracket. A read or write of more than rawMax
 // bytes, which copies for longer. And the collects of a wait that may
