@@ -86,7 +86,7 @@
 // non-blocking poll in findRunnable does: on a non-blocking descriptor
 // they never wait for data or buffer space, and the bracket woke the Go
 // runtime's sysmon and let it take the caller's P, which cost an echo
-// server at 50 connections about a tenth of its CPU. Such a call holds its
+// server at 50 connections about 9% of its CPU. Such a call holds its
 // Go P while it is in the operating system, and a stop-the-world waits for
 // it. Larger reads and writes, and the collects of a wait that may block,
 // keep the bracket. The file raw_linux.go gives the reasons and the

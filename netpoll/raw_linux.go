@@ -34,8 +34,8 @@ const rawMax = 64 << 10
 // to run that P, and the caller's thread, once its call returns, takes an
 // idle P or parks. The runtime's own non-blocking poll in findRunnable,
 // made while the M holds its P, calls epoll_wait without any bracket. Echo
-// at 50 connections used 9.5% less CPU per round trip without it
-// (docs/BENCHMARKS.md, run Q).
+// at 50 connections used 8.8% less CPU per round trip without it (40
+// rounds; docs/BENCHMARKS.md, run Q).
 //
 // What it costs: while such a call is in the operating system, its
 // goroutine holds its Go P and cannot be preempted, and a stop-the-world
