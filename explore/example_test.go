@@ -40,7 +40,14 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println(explore.Summary(res))
+	switch {
+	case res.Failure != nil:
+		fmt.Println(res.Failure)
+	case !res.Complete:
+		fmt.Println("capped:", explore.Summary(res))
+	default:
+		fmt.Println("complete: under every schedule within the bound, each item was taken exactly once")
+	}
 	// Output:
-	// 4 executions (22 pruned by sleep sets or the bound), preemption bound 2, complete
+	// complete: under every schedule within the bound, each item was taken exactly once
 }

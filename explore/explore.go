@@ -33,6 +33,13 @@ type Config struct {
 	Replay string
 	// NoReduction turns sleep sets off, to measure what they save.
 	NoReduction bool
+	// Timeouts is how many timed sleeps (xsync.Note.SleepFor) may end by
+	// their timeout in one execution; 0 means none. The explorer tries
+	// each timeout at every point the bound allows, and a timeout moves
+	// the model's clock (xsync.Nanotime) on by the sleep's duration: time
+	// passes only there. This is how a model lets the scheduler's monitor
+	// run its rounds.
+	Timeouts int
 }
 
 // Unbounded is the [Config.MaxPreemptions] that explores every schedule.
@@ -56,27 +63,55 @@ func Run(cfg Config, model func()) (Result, error) {
 }
 
 // Check explores model with the default [Config] and fails t with the
-// report of the first failure.
+// report of the first failure; see [Config.Check].
 func Check(t testing.TB, model func()) Result {
 	t.Helper()
 	return Config{}.Check(t, model)
 }
 
-// Check explores model under c, logs how many executions it explored, and
-// fails t with the report of the first failure, including the command that
-// replays it.
+// Check explores model under c and logs its coverage ([Summary]). It fails
+// t with the report of the first failure, including the command that
+// replays it; when the search stopped at the default execution cap, which
+// the caller did not ask for, since such a search is not the complete one
+// the test stands for; and when the exploration left descriptors or
+// goroutines behind (a model releases what an execution opens with
+// [Cleanup]). A search stopped by a cap the caller set (MaxExecutions or
+// MaxDuration) passes, and its log line says CAPPED.
 func (c Config) Check(t testing.TB, model func()) Result {
 	t.Helper()
+	before := takeCensus()
 	res, err := Run(c, model)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("explored %s", Summary(res))
+	t.Logf("explore: %s", Summary(res))
 	if f := res.Failure; f != nil {
 		t.Fatalf("%s\nto replay: VSCHED_REPLAY='%s' go test -tags vsched_explore -run '%s' <this package>",
 			f.Error(), f.Schedule, runPattern(t.Name()))
 	}
+	if res.DefaultCap {
+		t.Fatalf("the search stopped at the default cap of executions before it completed; a test stands for the complete search: " +
+			"lower the bound, shrink the model, or set Config.MaxExecutions to accept a capped one")
+	}
+	if leak := before.leaked(); leak != "" {
+		t.Fatalf("the exploration left %s behind: release what an execution opens with explore.Cleanup", leak)
+	}
 	return res
+}
+
+// Cleanup registers fn to run once the current execution of the model is
+// over, however it ended, after all of its threads have exited: the
+// explorer abandons executions at scheduling points (pruned, beyond the
+// bound, or failed), so code after that point never runs, and a model
+// that opens descriptors or starts goroutines outside the explorer must
+// release them here. Cleanups run in the reverse order of registration,
+// outside the model (xsync operations are plain there). It panics outside
+// a model.
+func Cleanup(fn func()) {
+	if !explorer.Active() {
+		panic("explore: Cleanup outside a model")
+	}
+	explorer.Cleanup(fn)
 }
 
 // runPattern is the -run pattern that selects exactly the named test.
@@ -88,21 +123,30 @@ func runPattern(name string) string {
 	return strings.Join(parts, "/")
 }
 
-// Summary describes a result in one line: the executions, the pruned ones,
-// the bound, and whether the search was complete.
+// Summary describes a result in one line, its coverage first: "complete"
+// (every schedule within the bound ran), "CAPPED" (an execution or time
+// cap stopped the search first: a prefix of it ran) or "failed", then the
+// executions, the pruned ones, the bound and the timeouts allowed.
 func Summary(r Result) string {
 	bound := "unbounded"
 	if r.MaxPreemptions >= 0 {
 		bound = fmt.Sprintf("preemption bound %d", r.MaxPreemptions)
 	}
-	end := "complete"
+	cov := "complete"
 	switch {
 	case r.Failure != nil:
-		end = "stopped at the first failure"
-	case !r.Complete:
-		end = "stopped at the execution or time cap"
+		cov = "failed"
+	case r.Capped != "":
+		cov = "CAPPED by the " + r.Capped + " cap"
 	}
-	return fmt.Sprintf("%d executions (%d pruned by sleep sets or the bound), %s, %s", r.Executions, r.Pruned, bound, end)
+	s := fmt.Sprintf("%s: %d executions (%d pruned), %s", cov, r.Executions, r.Pruned, bound)
+	switch {
+	case r.Timeouts == 1:
+		s += ", 1 timeout"
+	case r.Timeouts > 1:
+		s += fmt.Sprintf(", %d timeouts", r.Timeouts)
+	}
+	return s
 }
 
 // Thread is a thread of a model.

@@ -3,9 +3,13 @@
 package explore_test
 
 import (
+	"fmt"
+	"maps"
+	"os"
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/vsched/vsched/explore"
 	"github.com/vsched/vsched/internal/xsync"
@@ -348,4 +352,160 @@ func TestLitmusGoexitInAModelIsNamed(t *testing.T) {
 	if !strings.Contains(f.Message, "runtime.Goexit") {
 		t.Fatalf("a Goexit was reported as %q", f.Message)
 	}
+}
+
+// timedSleep: a thread sleeps on a note with a timeout while another may
+// wake it; seen collects how the sleep ended and how far the clock moved
+// (each reading of the clock moves it on by 1 ns).
+func timedSleep(seen map[string]bool, wake bool) func() {
+	return func() {
+		var n xsync.Note
+		var how string
+		th := explore.Go(func() {
+			start := xsync.Nanotime()
+			woken := n.SleepFor(5 * time.Millisecond)
+			how = fmt.Sprintf("woken=%v after %v", woken, time.Duration(xsync.Nanotime()-start))
+		})
+		if wake {
+			n.Wakeup()
+		}
+		th.Join()
+		seen[how] = true
+	}
+}
+
+func TestLitmusTimeoutsEndATimedSleepAndMoveTheClock(t *testing.T) {
+	seen := map[string]bool{}
+	explore.Config{Timeouts: 1}.Check(t, timedSleep(seen, true))
+	want := map[string]bool{"woken=true after 1ns": true, "woken=false after 5.000001ms": true}
+	if !maps.Equal(seen, want) {
+		t.Fatalf("outcomes %v, want %v", seen, want)
+	}
+	// Without a timeout, the sleep ends only by the wakeup.
+	clear(seen)
+	explore.Check(t, timedSleep(seen, true))
+	if want := map[string]bool{"woken=true after 1ns": true}; !maps.Equal(seen, want) {
+		t.Fatalf("outcomes without timeouts %v, want %v", seen, want)
+	}
+	// With nobody to wake it and time passing, it ends by its timeout.
+	clear(seen)
+	explore.Config{Timeouts: 1}.Check(t, timedSleep(seen, false))
+	if want := map[string]bool{"woken=false after 5.000001ms": true}; !maps.Equal(seen, want) {
+		t.Fatalf("outcomes with nobody to wake the sleeper %v, want %v", seen, want)
+	}
+	// With nobody to wake it and time not passing, it is a deadlock.
+	f := mustFail(t, explore.Config{}, "deadlock", timedSleep(map[string]bool{}, false))
+	if !strings.Contains(f.Message, "time does not pass") {
+		t.Fatalf("the deadlock does not say that time does not pass:\n%v", f)
+	}
+}
+
+// A thread that sleeps with a timeout, round after round, while every
+// other thread waits for a wakeup nobody sends is a deadlock once a few
+// rounds in a row woke nobody, however many timeouts the budget has.
+func TestLitmusTimedRoundsThatWakeNobodyAreADeadlock(t *testing.T) {
+	f := mustFail(t, explore.Config{Timeouts: 5}, "deadlock", func() {
+		var never, tick xsync.Note
+		explore.Go(func() {
+			for {
+				tick.SleepFor(time.Millisecond)
+			}
+		})
+		never.Sleep()
+	})
+	if !strings.Contains(f.Message, "in a row woke nobody") {
+		t.Fatalf("the deadlock does not name the timed rounds:\n%v", f)
+	}
+}
+
+func TestLitmusCleanupRunsOnceAfterEveryExecutionHoweverItEnded(t *testing.T) {
+	cleanups := 0
+	res, err := explore.Run(explore.Config{MaxPreemptions: 1}, func() {
+		explore.Cleanup(func() {
+			explore.Assertf(!xsync.InModel(), "a cleanup ran inside the model")
+			cleanups++
+		})
+		lostUpdate()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Failure == nil {
+		t.Fatal("the lost update was not found")
+	}
+	// Finished, pruned and failed executions, and the traced replay of
+	// the failure.
+	if want := res.Executions + res.Pruned + 1; cleanups != want {
+		t.Fatalf("%d cleanups ran, want one per execution: %d", cleanups, want)
+	}
+}
+
+// recordingT is a testing.TB that records failures instead of stopping.
+type recordingT struct {
+	testing.TB
+	failures []string
+}
+
+func (r *recordingT) Helper()                         {}
+func (r *recordingT) Name() string                    { return r.TB.Name() }
+func (r *recordingT) Logf(format string, args ...any) {}
+func (r *recordingT) Fatal(args ...any)               { r.failures = append(r.failures, fmt.Sprint(args...)) }
+func (r *recordingT) Fatalf(format string, args ...any) {
+	r.failures = append(r.failures, fmt.Sprintf(format, args...))
+}
+
+// Check must report a model that leaks a descriptor per execution, and
+// say CAPPED for a search stopped by the cap it was given.
+func TestCheckReportsLeaksAndSaysCapped(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("descriptors are counted from /proc/self/fd")
+	}
+	var fds []*os.File
+	t.Cleanup(func() {
+		for _, f := range fds {
+			f.Close()
+		}
+	})
+	rt := &recordingT{TB: t}
+	explore.Config{MaxPreemptions: 1}.Check(rt, func() {
+		r, w, err := os.Pipe()
+		if err != nil {
+			panic(err)
+		}
+		fds = append(fds, r, w)
+		lostUpdateFixed()
+	})
+	if len(rt.failures) != 1 || !strings.Contains(rt.failures[0], "open descriptors") {
+		t.Fatalf("a model that leaks a pipe per execution was reported as %q", rt.failures)
+	}
+
+	rt = &recordingT{TB: t}
+	explore.Config{MaxPreemptions: explore.Unbounded}.Check(rt, manySchedules)
+	if len(rt.failures) != 0 {
+		t.Fatalf("a search that completed failed: %q", rt.failures)
+	}
+	res := explore.Config{MaxPreemptions: explore.Unbounded, MaxExecutions: 3}.Check(rt, manySchedules)
+	if len(rt.failures) != 0 || res.Capped != "executions" || !strings.HasPrefix(explore.Summary(res), "CAPPED") {
+		t.Fatalf("a search capped as asked: failures %q, %s", rt.failures, explore.Summary(res))
+	}
+}
+
+// lostUpdateFixed is lostUpdate with an atomic increment.
+func lostUpdateFixed() {
+	var n xsync.Int32
+	th := explore.Go(func() { n.Add(1) })
+	n.Add(1)
+	th.Join()
+}
+
+// manySchedules has a few dozen executions unbounded.
+func manySchedules() {
+	var a, b xsync.Int32
+	th := explore.Go(func() {
+		a.Store(1)
+		b.Store(1)
+	})
+	b.Store(2)
+	a.Store(2)
+	th.Join()
 }

@@ -36,21 +36,22 @@ type Op uint8
 
 // The operations. The memory ones carry the address they touch.
 const (
-	OpStart  Op = iota // a thread's first step: its code up to its first operation
-	OpLoad             // an atomic load
-	OpStore            // an atomic store
-	OpCas              // a compare-and-swap; treated as a write whether or not it succeeds
-	OpRMW              // an atomic add or swap
-	OpLock             // Mutex.Lock; enabled while the mutex is free
-	OpUnlock           // Mutex.Unlock
-	OpSleep            // Note.Sleep; enabled while a wakeup is pending
-	OpWakeup           // Note.Wakeup
-	OpSpin             // the spin hint: the thread waits for another to make progress
-	OpGo               // starting a thread
-	OpJoin             // waiting for a thread to finish; enabled once it has
+	OpStart    Op = iota // a thread's first step: its code up to its first operation
+	OpLoad               // an atomic load
+	OpStore              // an atomic store
+	OpCas                // a compare-and-swap; treated as a write whether or not it succeeds
+	OpRMW                // an atomic add or swap
+	OpLock               // Mutex.Lock; enabled while the mutex is free
+	OpUnlock             // Mutex.Unlock
+	OpSleep              // Note.Sleep; enabled while a wakeup is pending
+	OpWakeup             // Note.Wakeup
+	OpSpin               // the spin hint: the thread waits for another to make progress
+	OpGo                 // starting a thread
+	OpJoin               // waiting for a thread to finish; enabled once it has
+	OpSleepFor           // Note.SleepFor; enabled while a wakeup is pending or a timeout is left
 )
 
-var opNames = [...]string{"Start", "Load", "Store", "Cas", "RMW", "Lock", "Unlock", "Sleep", "Wakeup", "Spin", "Go", "Join"}
+var opNames = [...]string{"Start", "Load", "Store", "Cas", "RMW", "Lock", "Unlock", "Sleep", "Wakeup", "Spin", "Go", "Join", "SleepFor"}
 
 func (o Op) String() string { return opNames[o] }
 
@@ -78,7 +79,28 @@ type Config struct {
 	Replay string
 	// NoReduction turns sleep sets off, to measure what they save.
 	NoReduction bool
+	// Timeouts is how many timed sleeps (Note.SleepFor) may end by their
+	// timeout in one execution while another thread could step; the
+	// search tries each at every point the bound allows. 0 means that
+	// time does not pass: a timed sleep ends only by a wakeup. With
+	// Timeouts > 0, time also passes whenever every thread is blocked and
+	// some sleep has a timeout: such timeouts are free, up to
+	// quietTimeouts in a row with no other thread stepping, after which
+	// the execution is a deadlock. A timeout moves the execution's clock
+	// (Now) on by the sleep's duration; time passes in no other way.
+	Timeouts int
 }
+
+// quietTimeouts bounds the timeouts in a row that end timed sleeps while
+// every other thread is blocked: a monitor whose rounds wake nobody in that
+// many rounds is taken to wait for a wakeup that will not come, and the
+// execution is a deadlock. The kernel's monitor retakes a P in the second
+// round that finds the same Block.
+const quietTimeouts = 3
+
+// Epoch is the clock of an execution before any timeout: a model's Now
+// starts here, far from 0, which code under test may give a meaning.
+const Epoch = int64(1) << 40
 
 // Unbounded is the MaxPreemptions value that explores every schedule.
 const Unbounded = -1
@@ -122,8 +144,17 @@ type Result struct {
 	Complete bool
 	// MaxPreemptions is the bound used (Unbounded for none).
 	MaxPreemptions int
+	// Timeouts is the timeouts allowed per execution (Config.Timeouts).
+	Timeouts int
 	// Failure is the first failure found, or nil.
 	Failure *Failure
+	// Capped says which cap stopped an incomplete search without a
+	// failure: "executions" or "time"; empty when the search completed
+	// or failed.
+	Capped string
+	// DefaultCap reports that the cap was the default MaxExecutions,
+	// which the caller did not ask for.
+	DefaultCap bool
 }
 
 // access is a pending operation: what a thread will do at its next step.
@@ -131,6 +162,7 @@ type access struct {
 	op   Op
 	addr unsafe.Pointer
 	join *thread // for OpJoin
+	dur  int64   // for OpSleepFor: the timeout, in nanoseconds
 }
 
 // independent reports whether two steps of different threads commute and
@@ -138,6 +170,11 @@ type access struct {
 // orders needs exploring.
 func independent(a, b access) bool {
 	switch {
+	case a.op == OpSleepFor || b.op == OpSleepFor:
+		// A timeout moves the clock, which any step may read, and
+		// spends the execution's timeouts, which enables or disables
+		// every other timed sleep.
+		return false
 	case a.op == OpStart || a.op == OpGo || a.op == OpSpin || a.op == OpJoin,
 		b.op == OpStart || b.op == OpGo || b.op == OpSpin || b.op == OpJoin:
 		// They touch no shared state. A join is enabled only once its
@@ -198,25 +235,32 @@ type thread struct {
 	spinAt  int64 // execution step count when the pending spin was announced
 	spawned bool  // the last step started a thread: the next switch is free
 	goexit  bool  // the thread ended the execution and is leaving
+	timeout bool  // its last SleepFor ended by the timeout
 }
 
 // execution is the state of one run of the model.
 type execution struct {
-	ex      *explorer
-	threads []*thread
-	cur     *thread
-	depth   int
-	steps   int64
-	preempt int
-	mutexes map[unsafe.Pointer]*thread
-	notes   map[unsafe.Pointer]int // pending wakeups
-	over    chan struct{}
-	outcome outcome
-	failure *Failure
-	abort   atomic.Bool // set by the driver once the execution is over
-	exited  sync.WaitGroup
-	trace   *[]Event // non-nil when tracing
-	names   *names   // short names of addresses and pointer values in the trace
+	ex          *explorer
+	threads     []*thread
+	cur         *thread
+	depth       int
+	steps       int64
+	preempt     int
+	mutexes     map[unsafe.Pointer]*thread
+	notes       map[unsafe.Pointer]int // pending wakeups
+	clock       int64                  // Now: Epoch, plus the timeouts' durations, plus a ns per reading
+	timeouts    int                    // timeouts taken while another thread could step
+	quiescent   bool                   // the current decision was made with every thread blocked but timed sleepers
+	quiet       int                    // timeouts taken in a row with every other thread blocked
+	quietThread *thread                // the thread that took the last of them
+	cleanups    []func()               // Cleanup's, run once the execution is over
+	over        chan struct{}
+	outcome     outcome
+	failure     *Failure
+	abort       atomic.Bool // set by the driver once the execution is over
+	exited      sync.WaitGroup
+	trace       *[]Event // non-nil when tracing
+	names       *names   // short names of addresses and pointer values in the trace
 }
 
 type outcome int
@@ -248,6 +292,7 @@ func Active() bool { return active.Load() }
 // Run explores model and returns what it found. It fails only on a bad
 // configuration; a failure of the model is in Result.Failure.
 func Run(cfg Config, model func()) (Result, error) {
+	defaultCap := cfg.MaxExecutions <= 0
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return Result{}, err
@@ -255,7 +300,7 @@ func Run(cfg Config, model func()) (Result, error) {
 	runMu.Lock()
 	defer runMu.Unlock()
 	ex := &explorer{cfg: cfg}
-	res := Result{MaxPreemptions: cfg.MaxPreemptions}
+	res := Result{MaxPreemptions: cfg.MaxPreemptions, Timeouts: cfg.Timeouts}
 	if cfg.Replay != "" {
 		if ex.replay, err = parseSchedule(cfg.Replay); err != nil {
 			return res, err
@@ -292,7 +337,12 @@ func Run(cfg Config, model func()) (Result, error) {
 			res.Complete = true
 			return res, nil
 		}
-		if res.Executions+res.Pruned >= cfg.MaxExecutions || cfg.MaxDuration > 0 && time.Since(start) >= cfg.MaxDuration {
+		switch {
+		case res.Executions+res.Pruned >= cfg.MaxExecutions:
+			res.Capped, res.DefaultCap = "executions", defaultCap
+			return res, nil
+		case cfg.MaxDuration > 0 && time.Since(start) >= cfg.MaxDuration:
+			res.Capped = "time"
 			return res, nil
 		}
 	}
@@ -324,6 +374,7 @@ func (ex *explorer) run(model func(), tracing bool) *execution {
 		ex:      ex,
 		mutexes: map[unsafe.Pointer]*thread{},
 		notes:   map[unsafe.Pointer]int{},
+		clock:   Epoch,
 		over:    make(chan struct{}),
 	}
 	if tracing {
@@ -349,6 +400,12 @@ func (ex *explorer) run(model func(), tracing bool) *execution {
 	e.exited.Wait()
 	active.Store(false)
 	current = nil
+	// What the execution opened is released now, however it ended: a
+	// thread cut short at a scheduling point never reaches the model's
+	// own clean-up, and every execution must start from the same state.
+	for i := len(e.cleanups) - 1; i >= 0; i-- {
+		e.cleanups[i]()
+	}
 	if e.failure != nil && e.trace != nil {
 		e.failure.Trace = *e.trace
 	}
@@ -432,6 +489,9 @@ func (e *execution) point(a access, skip int) *Event {
 // record accounts for the step t is about to take and applies the
 // operation's effect on the explorer's own state (mutexes, notes).
 func (e *execution) record(t *thread, skip int) *Event {
+	if t != e.quietThread {
+		e.quiet = 0 // another thread moved on: time need not pass for it
+	}
 	e.steps++
 	t.steps++
 	t.spawned = t.pending.op == OpGo
@@ -452,6 +512,20 @@ func (e *execution) record(t *thread, skip int) *Event {
 		delete(e.mutexes, a.addr)
 	case OpSleep:
 		e.notes[a.addr]--
+	case OpSleepFor:
+		t.timeout = e.notes[a.addr] == 0
+		switch {
+		case !t.timeout:
+			e.notes[a.addr]--
+		case e.quiescent:
+			e.quiet++
+			e.quietThread = t
+		default:
+			e.timeouts++
+		}
+		if t.timeout {
+			e.clock += a.dur
+		}
 	case OpWakeup:
 		if e.notes[a.addr] > 0 {
 			panic("xsync: Note.Wakeup: a wakeup is already pending (one-shot note woken twice)")
@@ -495,6 +569,8 @@ func (e *execution) enabled(t *thread) bool {
 		return e.mutexes[a.addr] == nil
 	case OpSleep:
 		return e.notes[a.addr] > 0
+	case OpSleepFor:
+		return e.notes[a.addr] > 0 || e.timeouts < e.ex.cfg.Timeouts
 	case OpJoin:
 		return a.join.done
 	}
@@ -522,6 +598,19 @@ func (e *execution) dispatch(prev *thread) *thread {
 	if !live {
 		e.end(finished)
 		return nil
+	}
+	// Time passes when nothing else can happen: with every live thread
+	// blocked, the timed sleeps may end by their timeouts, without
+	// spending the budget, up to quietTimeouts in a row in which no other
+	// thread steps.
+	e.quiescent = false
+	if enabled == 0 && e.ex.cfg.Timeouts > 0 && e.quiet < quietTimeouts {
+		for _, t := range e.threads {
+			if !t.done && t.pending.op == OpSleepFor {
+				enabled |= 1 << t.id
+				e.quiescent = true
+			}
+		}
 	}
 	if enabled == 0 {
 		e.fail(e.deadlock())
@@ -659,6 +748,12 @@ func (e *execution) deadlock() *Failure {
 			msg += fmt.Sprintf("\n  T%d waits in Mutex.Lock for %p, held by T%d", t.id, a.addr, e.mutexes[a.addr].id)
 		case OpSleep:
 			msg += fmt.Sprintf("\n  T%d sleeps on note %p and no wakeup is pending (a lost wakeup?)", t.id, a.addr)
+		case OpSleepFor:
+			if e.ex.cfg.Timeouts == 0 {
+				msg += fmt.Sprintf("\n  T%d sleeps on note %p with a timeout, which never comes (time does not pass: Config.Timeouts is 0), and no wakeup is pending", t.id, a.addr)
+			} else {
+				msg += fmt.Sprintf("\n  T%d sleeps on note %p with a timeout, no wakeup is pending, and %d timeouts in a row woke nobody", t.id, a.addr, e.quiet)
+			}
 		case OpJoin:
 			msg += fmt.Sprintf("\n  T%d waits for T%d to finish", t.id, a.join.id)
 		}

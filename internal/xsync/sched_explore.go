@@ -11,6 +11,10 @@ import (
 	"github.com/vsched/vsched/internal/explorer"
 )
 
+// direct is the skip of explorer.Point for the methods here, which call it
+// directly: their callers are one frame closer than those of the atomics.
+const direct = 1
+
 // Mutex is a mutual exclusion lock; the zero value is unlocked. In a model
 // the explorer keeps its state: Lock is a scheduling point that can run only
 // while the mutex is free, and every thread blocked in Lock is how the
@@ -23,7 +27,7 @@ func (m *Mutex) Lock() {
 		m.mu.Lock()
 		return
 	}
-	explorer.Point(explorer.OpLock, unsafe.Pointer(m), skip)
+	explorer.Point(explorer.OpLock, unsafe.Pointer(m), direct)
 }
 
 // Unlock unlocks m. It is a run-time error if m is not locked.
@@ -32,7 +36,7 @@ func (m *Mutex) Unlock() {
 		m.mu.Unlock()
 		return
 	}
-	explorer.Point(explorer.OpUnlock, unsafe.Pointer(m), skip)
+	explorer.Point(explorer.OpUnlock, unsafe.Pointer(m), direct)
 }
 
 // Note is a one-shot park/unpark signal; see the default build for the
@@ -54,7 +58,7 @@ func (n *Note) Sleep() {
 		<-n.ch
 		return
 	}
-	explorer.Point(explorer.OpSleep, unsafe.Pointer(n), skip)
+	explorer.Point(explorer.OpSleep, unsafe.Pointer(n), direct)
 }
 
 // SpinSleep is Sleep after a spin of up to d; see the default build. In a
@@ -68,19 +72,16 @@ func (n *Note) SpinSleep(d time.Duration) {
 	n.spinSleep(d)
 }
 
-// SleepFor is Sleep with a timeout; see the default build. Time does not
-// pass in a model, so there the timeout never comes: SleepFor is Sleep and
-// returns true. A model thus shows every way a timed sleep can end but the
-// timeout: a thread that relies on the timeout to see a change it was owed
-// a Wakeup for shows as a deadlock, and so does one whose progress rightly
-// waits for the timeout. (The scheduler's monitor, its only user, sleeps
-// out its first timed round in a model until the kernel stops; models that
-// need its retake or its poll leave it off and call them through test
-// hooks.)
+// SleepFor is Sleep with a timeout; see the default build. In a model it
+// ends by a Wakeup, or by its timeout when the exploration allows one
+// (explore.Config.Timeouts): the explorer then chooses, among the
+// schedules it explores, the moments at which time passes, and the
+// model's clock (Nanotime) moves on by d. With no timeout left, it ends
+// only by a Wakeup, and a thread that waits for a timeout it is not
+// given shows as a deadlock.
 func (n *Note) SleepFor(d time.Duration) bool {
 	if explorer.Active() {
-		n.Sleep()
-		return true
+		return explorer.SleepFor(unsafe.Pointer(n), int64(d), direct)
 	}
 	return n.sleepFor(d)
 }
@@ -96,7 +97,7 @@ func (n *Note) Wakeup() {
 		}
 		return
 	}
-	explorer.Point(explorer.OpWakeup, unsafe.Pointer(n), skip)
+	explorer.Point(explorer.OpWakeup, unsafe.Pointer(n), direct)
 }
 
 // Spin is the hint a goroutine gives while it waits for another to make
@@ -107,7 +108,7 @@ func Spin() {
 		runtime.Gosched()
 		return
 	}
-	explorer.Point(explorer.OpSpin, nil, skip)
+	explorer.Point(explorer.OpSpin, nil, direct)
 }
 
 // InModel reports whether the caller runs inside an explorer model; see
@@ -121,7 +122,7 @@ func Go(fn func()) {
 		go fn()
 		return
 	}
-	explorer.Go(fn, skip)
+	explorer.Go(fn, direct)
 }
 
 // Event is a one-shot broadcast; see the default build. In a model Set and
