@@ -210,6 +210,11 @@ func New(opts ...Option) (*Kernel, error) {
 			return nil, err
 		}
 	}
+	if xsync.InModel() {
+		// An explorer model replays every execution from the start: the
+		// steal order's randomness must be the same each time.
+		k.seed = 1
+	}
 	k.order = steal.NewOrder(k.procs)
 	k.allp = make([]*p, k.procs)
 	for i := range k.allp {
@@ -379,7 +384,6 @@ func (k *Kernel) Close() error {
 		// them is dropped now rather than when the blocking call returns.
 		for _, pp := range k.allp {
 			if pp.status.Load() == pSyscall && pp.status.Cas(pSyscall, pIdle) {
-				pp.m = nil
 				k.dropLocalLocked(pp)
 				k.releasePLocked(pp)
 			}

@@ -175,7 +175,6 @@ func (k *Kernel) retake(now int64) bool {
 			}
 			if pp.status.Cas(pSyscall, pIdle) {
 				k.handoffs.Add(1)
-				pp.m = nil
 				k.handoffp(pp)
 				did = true
 			}

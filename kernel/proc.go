@@ -33,6 +33,7 @@ type p struct {
 	pollG     []*g
 	c         counters
 	link      *p              // the idle list, under the lock
+	listed    bool            // on the idle list: idle, for the lock holder without an atomic
 	labels    context.Context // pprof labels of an M holding this P
 	h         *histograms     // with WithHistograms
 	hpub      *pubHistograms
@@ -195,6 +196,9 @@ func (k *Kernel) acquirep(mp *m, pp *p) {
 
 func (k *Kernel) releasep(mp *m) *p {
 	pp := mp.p
+	if pp.m != mp {
+		throw("releasep: the P is not held by this M")
+	}
 	pp.m, mp.p = nil, nil
 	pp.status.Store(pIdle)
 	return pp
@@ -754,9 +758,13 @@ func (k *Kernel) mdying(mp *m, gp *g) {
 // pidleput puts pp on the idle list (the runtime's pidleput). Its queue
 // must be empty. Called with the lock held.
 func (k *Kernel) pidleput(pp *p) {
+	if pp.listed {
+		throw("pidleput: P already idle")
+	}
 	if pp.resume != nil || !pp.runq.Empty() {
 		throw("pidleput: P has runnable tasks")
 	}
+	pp.listed = true
 	pp.publish()
 	pp.preempt.Store(0)
 	pp.idle.Store(1)
@@ -774,7 +782,7 @@ func (k *Kernel) pidleget() *p {
 		return nil
 	}
 	k.pidle = pp.link
-	pp.link = nil
+	pp.link, pp.listed = nil, false
 	pp.idle.Store(0)
 	k.npidle.Add(-1)
 	// A P is about to run: wake the monitor from its deep sleep.
@@ -865,7 +873,10 @@ func (k *Kernel) handoffp(pp *p) {
 // entersyscallblock). It returns the P.
 func (k *Kernel) entersyscall(mp *m) *p {
 	pp := mp.p
-	mp.p = nil // the task may not use the P while it blocks
+	// Neither holds the other while the task blocks: the P goes back to
+	// this M (exitsyscall) or to another (retake, handoffp), whoever wins
+	// the compare-and-swap on its status.
+	pp.m, mp.p = nil, nil
 	k.nmsys.Add(1)
 	pp.syscalltick.Add(1)
 	pp.status.Store(pSyscall)
@@ -874,7 +885,6 @@ func (k *Kernel) entersyscall(mp *m) *p {
 	stopped := k.state.Load() == stateStopped
 	if (k.eagerBlock || stopped) && pp.status.Cas(pSyscall, pIdle) {
 		k.handoffs.Add(1)
-		pp.m = nil
 		k.handoffp(pp)
 	}
 	if stopped {
@@ -887,10 +897,13 @@ func (k *Kernel) entersyscall(mp *m) *p {
 
 // exitsyscall gives mp a P again after Block (the runtime's exitsyscall):
 // its own if nobody took it, else an idle one, else it waits for the next
-// P that comes free, ahead of queued tasks.
+// P that comes free, ahead of queued tasks. Taking its own P back can
+// also take a P that went round (retaken, run by another M) and is in
+// another M's Block now: that Block then finds its P taken, as after a
+// retake, which is the runtime's behaviour too.
 func (k *Kernel) exitsyscall(mp *m, oldp *p) {
 	if oldp.status.Cas(pSyscall, pRunning) {
-		mp.p = oldp
+		oldp.m, mp.p = mp, oldp
 		k.nmsys.Add(-1)
 		return
 	}

@@ -5,14 +5,13 @@ import (
 	"github.com/vsched/vsched/internal/xsync"
 )
 
-// TestHookModel is an option for this module's explorer models: no
-// monitor (time does not pass in a model, so its timed rounds would end
-// only at the stop) and a fixed seed for the steal order, so that every
-// execution of a model is deterministic.
+// TestHookModel is an option for this module's explorer models of the
+// scheduler's wakeup protocol: no monitor, so that its thread and its
+// rounds add nothing to the schedules explored. (In a model the steal
+// order's seed is fixed in any case.)
 func TestHookModel(_ testhook.Key) Option {
 	return func(k *Kernel) error {
 		k.monitor = false
-		k.seed = 1
 		return nil
 	}
 }
@@ -80,23 +79,6 @@ func (mk *Manual) Schedule(p int, rand func() uint32) (ran, inheritTime bool) {
 // Local returns the number of tasks in P p's local queue, runnext
 // included.
 func (mk *Manual) Local(p int) int { return mk.k.allp[p].runq.Len() }
-
-// TestHookRetake is what the monitor does to a long Block, for this
-// module's explorer models, in most of which the monitor does not run:
-// every P whose M is in Block is taken and handed off (retake and
-// handoffp). It returns how many Ps it took.
-func (k *Kernel) TestHookRetake(_ testhook.Key) int {
-	n := 0
-	for _, pp := range k.allp {
-		if pp.status.Load() == pSyscall && pp.status.Cas(pSyscall, pIdle) {
-			k.handoffs.Add(1)
-			pp.m = nil
-			k.handoffp(pp)
-			n++
-		}
-	}
-	return n
-}
 
 // TestHookMonitorPoll is the monitor's netpoll for this module's explorer
 // models, in most of which the monitor does not run: one pollFromMonitor,
