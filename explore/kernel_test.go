@@ -7,7 +7,6 @@ import (
 	"errors"
 	"flag"
 	"os"
-	"strings"
 	"testing"
 	"time"
 
@@ -29,6 +28,17 @@ import (
 func newModelKernel(procs int, opts ...kernel.Option) *kernel.Kernel {
 	opts = append([]kernel.Option{kernel.WithProcs(procs), kernel.TestHookModel(testhook.Key{})}, opts...)
 	k, err := kernel.New(opts...)
+	if err != nil {
+		panic(err)
+	}
+	return k
+}
+
+// newMonitorKernel returns a kernel of procs Ps whose monitor runs: its
+// timed rounds end by a wakeup, or by a timeout when the model's
+// exploration allows them (modelTimeouts).
+func newMonitorKernel(procs int) *kernel.Kernel {
+	k, err := kernel.New(kernel.WithProcs(procs))
 	if err != nil {
 		panic(err)
 	}
@@ -102,42 +112,111 @@ func wakeVsParkCommit() {
 	explore.Assertf(n == 2, "the parked task ran %d times, want twice", n)
 }
 
-// blockHandoffVsSubmit: a task on one P blocks until a task submitted from
-// outside runs, while the other P's task blocks the same way, so that the
-// waker can run only on a P handed off from a Block: eagerly, or by the
-// monitor's retake racing the submit and the Blocks.
+// blockHandoffVsSubmit: the only P's task blocks until a task submitted
+// from outside runs, so that the waker can run only on the P handed off
+// from the Block: eagerly, as the Block starts (entersyscallblock), or by
+// the monitor's retake, whose rounds the model's timeouts let run (lazy).
 func blockHandoffVsSubmit(eager bool) func() {
 	return func() {
-		opts := []kernel.Option{kernel.WithBlockHandoff(kernel.HandoffLazy)}
+		var k *kernel.Kernel
 		if eager {
-			opts[0] = kernel.WithBlockHandoff(kernel.HandoffEager)
+			k = newModelKernel(1, kernel.WithBlockHandoff(kernel.HandoffEager))
+		} else {
+			k = newMonitorKernel(1)
 		}
-		k := newModelKernel(1, opts...)
 		var release xsync.Note
 		blocker, waker := &ktask{name: "blocker"}, &ktask{name: "waker"}
 		k.Go(func(c *kernel.Ctx) {
 			c.Block(func() { release.Sleep() })
 			blocker.fn(c)
 		})
-		var retake *explore.Thread
-		if !eager {
-			// The monitor: it retakes the P once the task is in Block.
-			retake = explore.Go(func() {
-				for k.TestHookRetake(testhook.Key{}) == 0 {
-					xsync.Spin()
-				}
-			})
-		}
 		k.Go(func(c *kernel.Ctx) {
 			waker.fn(c)
 			release.Wakeup()
 		})
-		if retake != nil {
-			retake.Join()
-		}
 		drain(k)
 		ranOnce(blocker, waker)
 	}
+}
+
+// blockVsRetake: the only P's task blocks until an outside thread releases
+// it, at any moment, while a second task waits in the global queue and the
+// monitor's rounds retake the P (retake and handoffp) and hand it to a new
+// M. The end of the Block (exitsyscall) races the retake: the returning M
+// either gets its P back, by winning the compare-and-swap on its status,
+// or waits for a P while the new M runs the second task. Either way each
+// task runs once, and no P is held by two Ms.
+func blockVsRetake() {
+	k := newMonitorKernel(1)
+	var release xsync.Note
+	blocker, other := &ktask{name: "blocker"}, &ktask{name: "other"}
+	k.Go(func(c *kernel.Ctx) {
+		c.Block(func() { release.Sleep() })
+		blocker.fn(c)
+	})
+	k.Go(other.fn)
+	release.Wakeup()
+	drain(k)
+	ranOnce(blocker, other)
+}
+
+// blockWithLocalWork: the only P's task spawns a child into its runnext
+// and then blocks until the child has run. Only the monitor's retake can
+// free the P, and handoffp must see the P's local work and start an M for
+// it.
+func blockWithLocalWork() {
+	k := newMonitorKernel(1)
+	var release xsync.Note
+	parent, child := &ktask{name: "parent"}, &ktask{name: "child"}
+	k.Go(func(c *kernel.Ctx) {
+		c.Go(func(c *kernel.Ctx) {
+			child.fn(c)
+			release.Wakeup()
+		})
+		c.Block(func() { release.Sleep() })
+		parent.fn(c)
+	})
+	drain(k)
+	ranOnce(parent, child)
+}
+
+// spawnVsDroppingP is the race of runtime issue #45867, reached with one
+// preemption. Two tasks meet on the two Ps. The first, spawner, spawns a
+// child and then waits, spinning on its P, until the child has run, so
+// only the other P can run the child. The spawn's wakep finds no idle P: it
+// has claimed a spinning M in nmspinning and sets needspinning before it
+// gives the claim back. Meanwhile the second task, returner, ends, and its
+// M, not spinning, finds nothing to run and reads nmspinning while the
+// claim stands: it may not steal (at most half the busy Ps may have
+// spinning Ms), so it must see needspinning when it takes the lock to
+// drop its P, and spin instead of going idle.
+//
+// The returner comes back from a Block, handed off at once, and takes an
+// idle P in exitsyscall: so no wakep of its own has set needspinning
+// before the spawner's, which would make that wakep return at once. The
+// tasks wait for each other on notes outside Block, holding their Ps as a
+// task that computes would, so that no preemption is spent on it.
+func spawnVsDroppingP() {
+	k := newModelKernel(2, kernel.WithBlockHandoff(kernel.HandoffEager))
+	var wake, back, spawning, childRan xsync.Note
+	child := &ktask{name: "child"}
+	k.Go(func(c *kernel.Ctx) { // returner
+		c.Block(func() { wake.Sleep() })
+		back.Wakeup()
+		spawning.Sleep()
+	})
+	k.Go(func(c *kernel.Ctx) { // spawner
+		wake.Wakeup()
+		back.Sleep()
+		spawning.Wakeup()
+		c.Go(func(c *kernel.Ctx) {
+			child.fn(c)
+			childRan.Wakeup()
+		})
+		childRan.Sleep()
+	})
+	drain(k)
+	ranOnce(child)
 }
 
 // spawnVsIdle: a task spawns a child (Ctx.Go, or Ctx.GoBatch, the
@@ -246,11 +325,23 @@ var kernelModels = []struct {
 	{"WakeVsParkCommit", wakeVsParkCommit},
 	{"BlockHandoffVsSubmit/lazy", blockHandoffVsSubmit(false)},
 	{"BlockHandoffVsSubmit/eager", blockHandoffVsSubmit(true)},
+	{"BlockVsRetake", blockVsRetake},
+	{"BlockWithLocalWork", blockWithLocalWork},
 	{"SpawnVsIdle/Go", spawnVsIdle(false)},
 	{"SpawnVsIdle/GoBatch", spawnVsIdle(true)},
+	{"SpawnVsDroppingP", spawnVsDroppingP},
 	{"ShutdownVsSubmits", shutdownVsSubmits},
 	{"MonitorVsShutdown", monitorVsShutdown},
 	{"MonitorWakeVsShutdown", monitorWakeVsShutdown},
+}
+
+// modelTimeouts are the timeouts per execution of the models whose
+// monitor must run its rounds: two, since retake hands off a P only in
+// the second round that finds the same Block.
+var modelTimeouts = map[string]int{
+	"BlockHandoffVsSubmit/lazy": 2,
+	"BlockVsRetake":             2,
+	"BlockWithLocalWork":        2,
 }
 
 // The bound of the kernel's models. By default it is 1, where each model is
@@ -268,45 +359,27 @@ var (
 
 func kernelConfig(name string) explore.Config {
 	cfg := explore.Config{MaxPreemptions: *kernelBound, MaxExecutions: *kernelExecutions,
-		MaxDuration: *kernelTime / time.Duration(len(kernelModels))}
+		MaxDuration: *kernelTime / time.Duration(len(kernelModels)), Timeouts: modelTimeouts[name]}
 	if cfg.MaxPreemptions == 0 && os.Getenv("VSCHED_MAX_PREEMPTIONS") == "" {
 		cfg.MaxPreemptions = 1
-		if d, ok := defaultBound[name]; ok {
-			cfg.MaxPreemptions = d.bound
-			if cfg.MaxExecutions == 0 {
-				cfg.MaxExecutions = d.executions
-			}
+		if b, ok := defaultBound[name]; ok {
+			cfg.MaxPreemptions = b
 		}
 	}
 	return cfg
 }
 
 // defaultBound raises the default bound of the models whose bug needs more
-// than one preemption, with a cap on the executions there that keeps the
-// default run short and still reaches the bug.
-var defaultBound = map[string]struct{ bound, executions int }{
-	// Its seeded bug, monitor-release-skips-drain, fails it after 1,410
-	// executions; 5,000 take about half a second.
-	"NetpollShutdownVsMonitorPoll": {2, 5_000},
+// than one preemption.
+var defaultBound = map[string]int{
+	// Its seeded bug, monitor-release-skips-drain, needs two.
+	"NetpollShutdownVsMonitorPoll": 2,
 }
-
-// netpollModelCap caps the executions of each model with a netpoller. Such
-// a model opens real descriptors (an epoll instance, an eventfd, a
-// socketpair), and an execution that the explorer cuts short (pruned, or
-// beyond the bound) never closes them: at bound 2 an uncapped exploration
-// leaked past a 20,000-descriptor limit after about 120,000 executions.
-// Closing an abandoned execution's descriptors from the next one made the
-// models nondeterministic, so the cap stays.
-const netpollModelCap = 20_000
 
 func TestKernelModels(t *testing.T) {
 	for _, km := range kernelModels {
 		t.Run(km.name, func(t *testing.T) {
-			cfg := kernelConfig(km.name)
-			if strings.HasPrefix(km.name, "Netpoll") && (cfg.MaxExecutions == 0 || cfg.MaxExecutions > netpollModelCap) {
-				cfg.MaxExecutions = netpollModelCap
-			}
-			cfg.Check(t, km.model)
+			kernelConfig(km.name).Check(t, km.model)
 		})
 	}
 }

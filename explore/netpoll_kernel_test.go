@@ -21,7 +21,11 @@ import (
 // wakeup. A write that must end a blocked poll is followed by a Break, as
 // the operating system's wakeup of epoll_wait.
 
-// ioPair returns a registered socketpair end and its peer.
+// ioPair returns a registered socketpair end and its peer. The execution's
+// cleanup closes both and the kernel's poller (a no-op when the kernel
+// closed it), however the execution ended: the explorer abandons most
+// executions at a scheduling point, where the model's own code would
+// never reach a close.
 func ioPair(k *kernel.Kernel) (*netpoll.Desc, int) {
 	np, err := k.Poller()
 	if err != nil {
@@ -31,17 +35,16 @@ func ioPair(k *kernel.Kernel) (*netpoll.Desc, int) {
 	if err != nil {
 		panic(err)
 	}
+	explore.Cleanup(func() {
+		np.Close()
+		unix.Close(fds[0])
+		unix.Close(fds[1])
+	})
 	d, err := np.Register(fds[0])
 	if err != nil {
 		panic(err)
 	}
 	return d, fds[1]
-}
-
-func closePair(d *netpoll.Desc, peer int) {
-	d.Close()
-	unix.Close(d.Fd())
-	unix.Close(peer)
 }
 
 // readOrWait is a model task's read of a byte from d: it reports whether
@@ -88,7 +91,6 @@ func readVsWrite() {
 	drain(k)
 	n := runs.Load()
 	explore.Assertf(n == 1 || n == 2, "the task ran %d times, want once (data already there) or twice", n)
-	closePair(d, peer)
 }
 
 // closeVsWait: a thread closes the descriptor a task waits on, before or
@@ -98,7 +100,7 @@ func readVsWrite() {
 // poller.
 func closeVsWait() {
 	k := newModelKernel(1)
-	d, peer := ioPair(k)
+	d, _ := ioPair(k)
 	var runs xsync.Int32
 	var outcome error
 	k.Go(func(c *kernel.Ctx) {
@@ -116,8 +118,6 @@ func closeVsWait() {
 	n := runs.Load()
 	explore.Assertf(n == 2, "the task ran %d times, want twice", n)
 	explore.Assertf(errors.Is(outcome, netpoll.ErrClosed), "the wait ended with %v, want ErrClosed", outcome)
-	unix.Close(d.Fd())
-	unix.Close(peer)
 }
 
 // shutdownVsPoller: a task waits on a socket nobody writes; Shutdown does
@@ -125,7 +125,7 @@ func closeVsWait() {
 // is on its way there.
 func shutdownVsPoller() {
 	k := newModelKernel(2)
-	d, peer := ioPair(k)
+	d, _ := ioPair(k)
 	var started xsync.Note
 	k.Go(func(c *kernel.Ctx) {
 		if err := c.WaitRead(d); err != nil {
@@ -135,7 +135,6 @@ func shutdownVsPoller() {
 	})
 	started.Sleep()
 	drain(k)
-	closePair(d, peer)
 }
 
 // monitorPollVsIdle: the monitor polls, without blocking, while the only
@@ -166,7 +165,6 @@ func monitorPollVsIdle() {
 	np.Break()
 	done.Sleep()
 	drain(k)
-	closePair(d, peer)
 }
 
 // shutdownVsMonitorPoll: Shutdown while the monitor polls and the only M
@@ -178,7 +176,7 @@ func monitorPollVsIdle() {
 // again, or Shutdown waits forever (found by a stress test under -race).
 func shutdownVsMonitorPoll() {
 	k := newModelKernel(1)
-	d, peer := ioPair(k)
+	d, _ := ioPair(k)
 	np, _ := k.Poller()
 	k.Go(func(c *kernel.Ctx) {
 		if err := c.WaitRead(d); err != nil {
@@ -191,7 +189,6 @@ func shutdownVsMonitorPoll() {
 	monitor := explore.Go(func() { k.TestHookMonitorPoll(testhook.Key{}) })
 	drain(k)
 	monitor.Join()
-	closePair(d, peer)
 }
 
 // blockVsIOWait: a task spawns a second one and waits to read; the second
@@ -232,7 +229,6 @@ func blockVsIOWait() {
 	np.Break()
 	done.Sleep()
 	drain(k)
-	closePair(d, peer)
 }
 
 func init() {
