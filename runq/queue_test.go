@@ -92,7 +92,8 @@ func failPause(t *testing.T) func() {
 	}
 }
 
-// Port of the runtime's RunSchedLocalQueueTest.
+// TestSchedLocalQueue (the runtime's test, ported) with the queue's
+// emptiness and length checked after every iteration too.
 func TestGetReturnsTheSameItemPutUpToSizeMinusOneTimes(t *testing.T) {
 	q := new(runq.Queue[item])
 	items := makeItems(runq.Size)
@@ -182,10 +183,11 @@ func TestPutNextKicksOldRunNextToRingTail(t *testing.T) {
 	}
 }
 
-// Port of the runtime's RunSchedLocalQueueStealTest, made exact. The runtime
-// only asserts that the number stolen is i/2 or i/2+1; with nothing
-// concurrent and runnext empty it is exactly ceil(i/2), and the stolen items
-// are the oldest ceil(i/2), in FIFO order, the returned one being the last.
+// TestSchedLocalQueueSteal (the runtime's test, ported) made exact, on fresh
+// queues. The runtime only asserts that the number stolen is i/2 or i/2+1;
+// with nothing concurrent and runnext empty it is exactly ceil(i/2), and
+// the stolen items are the oldest ceil(i/2), in FIFO order, the returned
+// one being the last.
 func TestStealIntoTakesCeilHalfOldestPrefixAndLosesNothing(t *testing.T) {
 	items := makeItems(runq.Size)
 	for i := 0; i <= runq.Size; i++ {
@@ -867,12 +869,13 @@ func runAgainstSpec(t *testing.T, start uint32, seed uint64, ops int) {
 	}
 }
 
-// Port of the runtime's RunSchedLocalQueueEmptyTest: while the owner puts a
-// second item and takes one, the queue always holds at least one item, so a
-// concurrent Empty must never report true. Every combination of runnext and
-// ring for the two items is covered. Unlike the runtime's test, the helper
-// calls Empty again and again until the owner is done, not once, so that
-// some call straddles the owner's kick-out of runnext into the ring.
+// TestSchedLocalQueueEmpty (the runtime's test, ported) made stronger: while
+// the owner puts a second item and takes one, the queue always holds at
+// least one item, so a concurrent Empty must never report true. Every
+// combination of runnext and ring for the two items is covered. Unlike the
+// runtime's test, the helper calls Empty again and again until the owner is
+// done, not once, so that some call straddles the owner's kick-out of
+// runnext into the ring.
 func TestEmptyNeverFalselyTrue(t *testing.T) {
 	if runtime.NumCPU() < 2 || runtime.GOMAXPROCS(0) < 2 {
 		t.Skipf("needs two goroutines running in parallel to reach the race (NumCPU %d, GOMAXPROCS %d)", runtime.NumCPU(), runtime.GOMAXPROCS(0))
