@@ -49,6 +49,10 @@ const (
 	fail
 	skip        // nothing to run yet (missing package, no tests)
 	interrupted // cancelled by a signal before it finished
+	// capped: nothing failed, but a cap stopped some of the explorer's
+	// searches before they covered every schedule within their bounds.
+	// It does not fail a campaign; it is never shown as a plain PASS.
+	capped
 )
 
 func (v verdict) String() string {
@@ -61,15 +65,21 @@ func (v verdict) String() string {
 		return "SKIP"
 	case interrupted:
 		return "INTERRUPTED"
+	case capped:
+		return "CAPPED"
 	}
 	return "verdict(" + strconv.Itoa(int(v)) + ")"
 }
 
 // result is what one phase found.
 type result struct {
-	phase    string
-	verdict  verdict
-	summary  string // test counts, executions, or why the phase was skipped
+	phase   string
+	verdict verdict
+	summary string // test counts, executions, or why the phase was skipped
+	// complete counts the explorer's searches that covered every
+	// schedule within their bounds; cappedIn names those a cap stopped.
+	complete int
+	cappedIn []string
 	dur      time.Duration
 	failures []failure // printed after the campaign when verdict is fail
 	// command is the go command the phase ran, as a shell would take it;
@@ -562,10 +572,12 @@ func judgeTests(t *tally, stderr []string, runErr error, none string) result {
 		return result{verdict: skip, summary: "no packages"}
 	case !failed && t.counts.total() == 0:
 		return result{verdict: skip, summary: none}
+	case !failed && t.counts.capped > 0:
+		return result{verdict: capped, summary: t.counts.String(), complete: t.counts.complete, cappedIn: t.counts.cappedIn}
 	case !failed:
-		return result{verdict: pass, summary: t.counts.String()}
+		return result{verdict: pass, summary: t.counts.String(), complete: t.counts.complete}
 	}
-	r := result{verdict: fail, summary: t.counts.String(), failures: t.failures}
+	r := result{verdict: fail, summary: t.counts.String(), complete: t.counts.complete, cappedIn: t.counts.cappedIn, failures: t.failures}
 	if len(r.failures) == 0 {
 		// go test failed around the tests rather than in them (a bad flag, a
 		// module error); what it said on stderr is the explanation.
@@ -748,28 +760,42 @@ func writeFailures(w io.Writer, results []result) {
 	fmt.Fprintln(w)
 }
 
-// writeSummary prints the table of phases and the campaign's verdict line.
+// writeSummary prints the table of phases, the explorer's capped searches,
+// and the campaign's verdict line.
 func writeSummary(w io.Writer, results []result, total time.Duration, v verdict) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "PHASE\tVERDICT\tTESTS (TOP-LEVEL) / EXECS\tDURATION")
+	fmt.Fprintln(tw, "PHASE\tVERDICT\tTESTS (TOP-LEVEL) / EXECS\tSEARCHES\tDURATION")
 	for _, r := range results {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.phase, r.verdict, r.summary, formatDuration(r.dur))
+		cov := coverage(r.complete, len(r.cappedIn))
+		if cov == "" {
+			cov = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.phase, r.verdict, r.summary, cov, formatDuration(r.dur))
 	}
 	tw.Flush()
+	for _, r := range results {
+		for _, c := range r.cappedIn {
+			fmt.Fprintf(w, "capped in %s: %s\n", r.phase, c)
+		}
+	}
 	fmt.Fprintln(w, verdictLine(results, total, v))
 }
 
-// verdictLine is the campaign's last line, e.g.
-// "check: FAIL (4 phases, 1 failed, total 1m2s)".
+// verdictLine is the campaign's last line, e.g. "check: PASS (6 phases,
+// 1 capped; explorer searches: 44 complete, 15 CAPPED; total 3m2s)".
 func verdictLine(results []result, total time.Duration, v verdict) string {
-	var failed, skipped int
+	var failed, skipped, cappedPhases, complete, cappedSearches int
 	for _, r := range results {
 		switch r.verdict {
 		case fail:
 			failed++
 		case skip:
 			skipped++
+		case capped:
+			cappedPhases++
 		}
+		complete += r.complete
+		cappedSearches += len(r.cappedIn)
 	}
 	parts := []string{plural(len(results), "phase")}
 	if failed > 0 {
@@ -777,6 +803,12 @@ func verdictLine(results []result, total time.Duration, v verdict) string {
 	}
 	if skipped > 0 {
 		parts = append(parts, fmt.Sprintf("%d skipped", skipped))
+	}
+	if cappedPhases > 0 {
+		parts = append(parts, fmt.Sprintf("%d capped", cappedPhases))
+	}
+	if complete+cappedSearches > 0 {
+		parts = append(parts, fmt.Sprintf("explorer searches: %d complete, %d CAPPED", complete, cappedSearches))
 	}
 	parts = append(parts, "total "+formatDuration(total))
 	return fmt.Sprintf("check: %s (%s)", v, strings.Join(parts, ", "))

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -58,7 +59,7 @@ func TestTallyCountsTopLevelTestsOnly(t *testing.T) {
 	// spec: TestPass, TestSub (its three subtests not counted), TestSkip;
 	// runq: TestMaybeFail fails, TestOK passes; steal and proptest run no test.
 	want := testCounts{passed: 3, failed: 1, skipped: 1, brokenPkgs: 2}
-	if tl.counts != want {
+	if !reflect.DeepEqual(tl.counts, want) {
 		t.Errorf("counts = %+v, want %+v", tl.counts, want)
 	}
 	if tl.started != 4 {
@@ -329,10 +330,10 @@ func TestSummaryTable(t *testing.T) {
 	var b bytes.Buffer
 	writeSummary(&b, results, 65*time.Second+400*time.Millisecond, overall(results))
 	want := "" +
-		"PHASE         VERDICT  TESTS (TOP-LEVEL) / EXECS       DURATION\n" +
-		"properties    PASS     41 passed, 0 failed, 2 skipped  3.1s\n" +
-		"fuzz seeds    SKIP     no ./fuzz package yet           0s\n" +
-		"fuzz FuzzPut  FAIL     1,234,567 execs                 1m2s\n" +
+		"PHASE         VERDICT  TESTS (TOP-LEVEL) / EXECS       SEARCHES  DURATION\n" +
+		"properties    PASS     41 passed, 0 failed, 2 skipped  -         3.1s\n" +
+		"fuzz seeds    SKIP     no ./fuzz package yet           -         0s\n" +
+		"fuzz FuzzPut  FAIL     1,234,567 execs                 -         1m2s\n" +
 		"check: FAIL (3 phases, 1 failed, 1 skipped, total 1m5s)\n"
 	if b.String() != want {
 		t.Errorf("summary:\n%s\nwant:\n%s", b.String(), want)
@@ -590,22 +591,50 @@ func TestFuzzersShareAQuarterOfTheBudget(t *testing.T) {
 	}
 }
 
-func TestTallyAddsUpTheWorkTheVerifiersLogged(t *testing.T) {
+func TestTallyAddsUpTheWorkTheVerifiersLoggedAndCountsSearchesByCoverage(t *testing.T) {
 	var b strings.Builder
-	for _, out := range []string{
-		"    kernel_test.go:264: explored 9983 executions (1004 pruned by sleep sets or the bound), preemption bound 2, complete\n",
-		"    kernel_test.go:264: explored 17 executions (0 pruned by sleep sets or the bound), preemption bound 2, complete\n",
-		"    stress_test.go:57: queue mode, runq.Size 256, seed 3: 12 rounds, 2400 operations checked, 0 rounds timed out\n",
+	start, _ := json.Marshal(testEvent{Action: "start", Package: "p"})
+	b.Write(append(start, '\n'))
+	for _, line := range []struct{ test, out string }{
+		{"TestKernelModels/A", "    kernel_test.go:264: explore: complete: 9983 executions (1004 pruned), preemption bound 2\n"},
+		{"TestKernelModels/B", "    kernel_test.go:264: explore: CAPPED by the time cap: 17 executions (0 pruned), preemption bound 2, 2 timeouts\n"},
+		{"TestKernelModels/C", "    kernel_test.go:264: explore: complete: 1000 executions (3 pruned), preemption bound 1\n"},
+		{"TestX", "    stress_test.go:57: queue mode, runq.Size 256, seed 3: 12 rounds, 2400 operations checked, 0 rounds timed out\n"},
 	} {
-		ev, _ := json.Marshal(testEvent{Action: "output", Package: "p", Test: "TestX", Output: out})
+		ev, _ := json.Marshal(testEvent{Action: "output", Package: "p", Test: line.test, Output: line.out})
+		b.Write(append(ev, '\n'))
+	}
+	for _, test := range []string{"TestKernelModels", "TestX", ""} {
+		ev, _ := json.Marshal(testEvent{Action: "pass", Package: "p", Test: test})
 		b.Write(append(ev, '\n'))
 	}
 	tl := tallyOf(t, b.String())
-	if tl.counts.executions != 10000 || tl.counts.operations != 2400 {
-		t.Fatalf("executions %d, operations %d; want 10000 and 2400", tl.counts.executions, tl.counts.operations)
+	if tl.counts.executions != 11000 || tl.counts.operations != 2400 {
+		t.Fatalf("executions %d, operations %d; want 11000 and 2400", tl.counts.executions, tl.counts.operations)
 	}
-	if got := tl.counts.live(); !strings.Contains(got, "10,000 executions explored; 2,400 operations checked") {
+	if tl.counts.complete != 2 || !slices.Equal(tl.counts.cappedIn, []string{"TestKernelModels/B (the time cap, 17 executions)"}) {
+		t.Fatalf("complete %d, capped %q; want 2 and B's", tl.counts.complete, tl.counts.cappedIn)
+	}
+	if got := tl.counts.live(); !strings.Contains(got, "11,000 executions explored; 2,400 operations checked; searches 2 complete, 1 CAPPED") {
 		t.Errorf("live status %q", got)
+	}
+	// A phase whose searches were capped and nothing failed is CAPPED, not
+	// PASS, in the table, the phase's line and the verdict line.
+	r := judgeTests(tl, nil, nil, "no tests")
+	if r.verdict != capped {
+		t.Fatalf("verdict %v, want CAPPED", r.verdict)
+	}
+	r.phase = "explore kernel"
+	if line := endLine(r); !strings.HasPrefix(line, "--- CAPPED explore kernel") || !strings.Contains(line, "searches 2 complete, 1 CAPPED") {
+		t.Errorf("phase line %q", line)
+	}
+	var sum strings.Builder
+	writeSummary(&sum, []result{r}, time.Minute, overall([]result{r}))
+	for _, want := range []string{"CAPPED", "2 complete, 1 CAPPED", "capped in explore kernel: TestKernelModels/B (the time cap, 17 executions)",
+		"check: PASS (1 phase, 1 capped, explorer searches: 2 complete, 1 CAPPED, total 1m0s)"} {
+		if !strings.Contains(sum.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, sum.String())
+		}
 	}
 }
 

@@ -35,16 +35,37 @@ type testCounts struct {
 	// a build failure, a panic in TestMain or init, a test binary that exited.
 	brokenPkgs int
 	// executions and operations add up what the tests logged: the
-	// explorer's "explored N executions" and the linearizability
-	// checker's "N operations checked".
+	// explorer's "explore: complete: N executions" (or CAPPED) and the
+	// linearizability checker's "N operations checked".
 	executions, operations int64
+	// complete and capped count the explorer's searches by coverage:
+	// every schedule within the bounds, or a prefix that a cap stopped.
+	// cappedIn names the tests of the capped ones.
+	complete, capped int
+	cappedIn         []string
 }
 
 func (c testCounts) total() int { return c.passed + c.failed + c.skipped }
 
 // live is the short form the status line shows while tests run.
 func (c testCounts) live() string {
-	return fmt.Sprintf("%d passed, %d failed", c.passed, c.failed) + c.work()
+	s := fmt.Sprintf("%d passed, %d failed", c.passed, c.failed) + c.work()
+	if cov := coverage(c.complete, c.capped); cov != "" {
+		s += "; searches " + cov
+	}
+	return s
+}
+
+// coverage counts the explorer's searches apart, complete and capped, or
+// is "" when there were none.
+func coverage(complete, capped int) string {
+	switch {
+	case complete+capped == 0:
+		return ""
+	case capped == 0:
+		return fmt.Sprintf("%d complete", complete)
+	}
+	return fmt.Sprintf("%d complete, %d CAPPED", complete, capped)
 }
 
 // work is what the tests checked beyond their count, if they said.
@@ -71,22 +92,31 @@ func (c testCounts) String() string {
 	return s + c.work()
 }
 
-// The log lines of the verifiers that say how much they checked.
+// The log lines of the verifiers that say how much they checked: the
+// explorer's summary of a search (explore.Summary: "complete", "CAPPED by
+// the time cap" or "failed", then the executions) and the linearizability
+// checker's count.
 var (
-	executionsLogged = regexp.MustCompile(`\bexplored (\d+) executions\b`)
+	searchLogged     = regexp.MustCompile(`\bexplore: (complete|CAPPED by the (\w+) cap|failed): (\d+) executions\b`)
 	operationsLogged = regexp.MustCompile(`\b(\d+) operations checked\b`)
 )
 
-// countWork adds what one line of a test's output says it checked.
-func (c *testCounts) countWork(out string) {
-	for _, w := range []struct {
-		re  *regexp.Regexp
-		dst *int64
-	}{{executionsLogged, &c.executions}, {operationsLogged, &c.operations}} {
-		if m := w.re.FindStringSubmatch(out); m != nil {
-			n, _ := strconv.ParseInt(m[1], 10, 64)
-			*w.dst += n
+// countWork adds what one line of test's output says it checked.
+func (c *testCounts) countWork(test, out string) {
+	if m := searchLogged.FindStringSubmatch(out); m != nil {
+		n, _ := strconv.ParseInt(m[3], 10, 64)
+		c.executions += n
+		switch {
+		case m[1] == "complete":
+			c.complete++
+		case m[2] != "":
+			c.capped++
+			c.cappedIn = append(c.cappedIn, fmt.Sprintf("%s (the %s cap, %s executions)", test, m[2], groupDigits(n)))
 		}
+	}
+	if m := operationsLogged.FindStringSubmatch(out); m != nil {
+		n, _ := strconv.ParseInt(m[1], 10, 64)
+		c.operations += n
 	}
 }
 
@@ -170,7 +200,7 @@ func (t *tally) add(ev testEvent) {
 		if isFraming(ev.Output) {
 			return
 		}
-		t.counts.countWork(ev.Output)
+		t.counts.countWork(ev.Test, ev.Output)
 		n := t.node(testKey{ev.Package, ev.Test})
 		if h := strings.TrimSuffix(ev.Output, "\n"); n.header == "" && isVerdictLine(h, ev.Test) {
 			n.header = h

@@ -164,6 +164,20 @@ func runMutants(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		fmt.Fprintf(stderr, "vsched mutants: %v\n", err)
 		return exitFail
 	}
+	base := mc.baseline(ctx, mutants)
+	if ctx.Err() != nil {
+		prog.close()
+		return interruptedStatus(ctx)
+	}
+	if len(base.failed) > 0 {
+		prog.close()
+		fmt.Fprintf(stdout, "\n%s\n", base.line())
+		for _, f := range base.failed {
+			fmt.Fprintf(stdout, "\n=== %s fails on the unmutated code: %s\n%s\n", f.verifier, f.how, indentText(f.out))
+		}
+		fmt.Fprintln(stdout, "mutants: FAIL (no kills counted: a verifier that fails without a mutant cannot tell that a mutant made it fail)")
+		return exitFail
+	}
 	for _, m := range mutants {
 		if ctx.Err() != nil {
 			break
@@ -176,6 +190,7 @@ func runMutants(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	} else {
 		writeKillTable(stdout, outcomes)
 	}
+	fmt.Fprintln(stdout, base.line())
 	fmt.Fprintln(stdout, killVerdictLine(outcomes, time.Since(start)))
 	switch {
 	case ctx.Err() != nil:
@@ -405,6 +420,90 @@ func (mc *mutantCampaign) runMutant(ctx context.Context, m mutant.Mutant) mutant
 	return o
 }
 
+// baselineResult is what the verifiers said of the unmutated copy.
+type baselineResult struct {
+	passed []string // the verifiers that passed
+	failed []baselineFailure
+	dur    time.Duration
+}
+
+type baselineFailure struct{ verifier, how, out string }
+
+// line is the baseline's line of the campaign's output, e.g. "baseline:
+// 9 verifiers pass on the unmutated code (2m3s)".
+func (b baselineResult) line() string {
+	if len(b.failed) > 0 {
+		var names []string
+		for _, f := range b.failed {
+			names = append(names, f.verifier)
+		}
+		return fmt.Sprintf("baseline: FAIL: %s fail on the unmutated code (%s)", strings.Join(names, ", "), formatDuration(b.dur))
+	}
+	return fmt.Sprintf("baseline: %s pass on the unmutated code: %s (%s)", plural(len(b.passed), "verifier"), strings.Join(b.passed, ", "), formatDuration(b.dur))
+}
+
+// baseline runs, on the unmutated copy, every verifier that some of the
+// mutants will face: a kill counts only if the verifier passes without
+// the mutant. A verifier that tests the mutated package itself runs on
+// every package the mutants touch.
+func (mc *mutantCampaign) baseline(ctx context.Context, mutants []mutant.Mutant) baselineResult {
+	start := time.Now()
+	mc.prog.begin("baseline")
+	var b baselineResult
+	var own []string // the mutated packages, as go test patterns
+	for _, m := range mutants {
+		if p := "./" + m.Pkg(); !slices.Contains(own, p) {
+			own = append(own, p)
+		}
+	}
+	for _, v := range mutantVerifiers() {
+		if !slices.ContainsFunc(mutants, func(m mutant.Mutant) bool { return mc.relevant(v, m) }) {
+			continue
+		}
+		mc.prog.status(v.name)
+		// A verifier of the mutated package runs on each package alone:
+		// a package of the explorer build only makes go test refuse the
+		// others too in the default build.
+		runs := [][]string{nil}
+		if v.pkgs == nil {
+			runs = runs[:0]
+			for _, p := range own {
+				runs = append(runs, []string{p})
+			}
+		}
+		var bad *baselineFailure
+		for _, pkgs := range runs {
+			failed, how, out := mc.runGoTest(ctx, v, pkgs)
+			if ctx.Err() != nil {
+				break
+			}
+			if failed || how != "" {
+				bad = &baselineFailure{v.name, how, out}
+				break
+			}
+		}
+		switch {
+		case ctx.Err() != nil:
+		case bad != nil:
+			b.failed = append(b.failed, *bad)
+		default:
+			b.passed = append(b.passed, v.name)
+		}
+	}
+	b.dur = time.Since(start)
+	r := result{phase: "baseline", verdict: pass, summary: plural(len(b.passed), "verifier") + " pass", dur: b.dur}
+	if len(b.failed) > 0 {
+		r.verdict, r.summary = fail, fmt.Sprintf("%d of %d verifiers fail", len(b.failed), len(b.failed)+len(b.passed))
+	}
+	mc.prog.end(r)
+	return b
+}
+
+// indentText indents every line of s by four spaces.
+func indentText(s string) string {
+	return "    " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n    ")
+}
+
 // verifierNamed returns the campaign's verifier called name, if there is one.
 func verifierNamed(name string) (campaignVerifier, bool) {
 	vs := mutantVerifiers()
@@ -477,13 +576,20 @@ func (mc *mutantCampaign) build(ctx context.Context, m mutant.Mutant) string {
 // runVerifier runs v against the mutant in the copy. It reports whether v
 // killed it, how (the first failed test, or the panic), and v's output.
 func (mc *mutantCampaign) runVerifier(ctx context.Context, v campaignVerifier, m mutant.Mutant) (killed bool, how, out string) {
+	return mc.runGoTest(ctx, v, []string{"./" + m.Pkg()})
+}
+
+// runGoTest runs v in the copy as it stands, with own as the packages of
+// a verifier that tests the mutated package itself. It reports whether v
+// failed, how, and its output.
+func (mc *mutantCampaign) runGoTest(ctx context.Context, v campaignVerifier, own []string) (failed bool, how, out string) {
 	args := []string{"test", "-count=1", "-failfast", "-timeout", verifierTimeout}
 	if v.tags != "" {
 		args = append(args, "-tags", v.tags)
 	}
 	args = append(args, v.args...)
 	if v.pkgs == nil {
-		args = append(args, "./"+m.Pkg())
+		args = append(args, own...)
 	} else {
 		args = append(args, v.pkgs...)
 	}
@@ -520,16 +626,26 @@ func (mc *mutantCampaign) runVerifier(ctx context.Context, v campaignVerifier, m
 }
 
 // killSymptom picks the line of a failed go test run that says what failed:
-// the first failed test, else the timeout or the panic.
+// the first failed subtest (the most specific name), else the first failed
+// test, else the timeout or the panic.
 func killSymptom(out string) string {
 	lines := strings.Split(out, "\n")
-	for _, prefix := range []string{"--- FAIL: ", "panic: test timed out", "fatal error: ", "panic: "} {
+	var failed []string
+	for _, l := range lines {
+		if name, ok := strings.CutPrefix(strings.TrimSpace(l), "--- FAIL: "); ok {
+			name, _, _ = strings.Cut(name, " (")
+			failed = append(failed, name)
+		}
+	}
+	if i := slices.IndexFunc(failed, func(n string) bool { return strings.Contains(n, "/") }); i >= 0 {
+		return truncate(failed[i], 72)
+	}
+	if len(failed) > 0 {
+		return truncate(failed[0], 72)
+	}
+	for _, prefix := range []string{"panic: test timed out", "fatal error: ", "panic: "} {
 		for _, l := range lines {
-			l = strings.TrimSpace(l)
-			if strings.HasPrefix(l, prefix) {
-				if prefix == "--- FAIL: " {
-					l, _, _ = strings.Cut(strings.TrimPrefix(l, prefix), " (")
-				}
+			if l = strings.TrimSpace(l); strings.HasPrefix(l, prefix) {
 				return truncate(l, 72)
 			}
 		}
@@ -546,6 +662,20 @@ func firstLine(s string) string {
 	return strings.TrimSpace(s)
 }
 
+// killers names the verifiers that killed o, each with its tier: fast, or
+// slow (left out by -fast).
+func killers(o mutantOutcome) string {
+	var out []string
+	for _, k := range o.killers {
+		tier := "fast"
+		if v, ok := verifierNamed(k); ok && v.slow {
+			tier = "slow"
+		}
+		out = append(out, k+" ("+tier+")")
+	}
+	return strings.Join(out, ", ")
+}
+
 // writeKillTable prints one row per mutant.
 func writeKillTable(w io.Writer, outcomes []mutantOutcome) {
 	fmt.Fprintln(w)
@@ -554,7 +684,7 @@ func writeKillTable(w io.Writer, outcomes []mutantOutcome) {
 	for _, o := range outcomes {
 		by, in := "-", "-"
 		if len(o.killers) > 0 {
-			by, in = strings.Join(o.killers, ", "), formatDuration(o.killIn)
+			by, in = killers(o), formatDuration(o.killIn)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", o.m.Name, o.m.Pkg(), o.verdict, by, in, o.detail)
 	}
@@ -570,7 +700,7 @@ func writeKillMarkdown(w io.Writer, outcomes []mutantOutcome) {
 	for _, o := range outcomes {
 		by, in := "—", "—"
 		if len(o.killers) > 0 {
-			by, in = strings.Join(o.killers, ", "), formatDuration(o.killIn)
+			by, in = killers(o), formatDuration(o.killIn)
 		}
 		fmt.Fprintf(w, "| `%s` | %s | %s | %s | %s | %s | %s |\n", o.m.Name, o.m.Pkg(), cell(o.m.Doc), o.verdict, by, in, cell(o.detail))
 	}

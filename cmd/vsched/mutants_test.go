@@ -66,12 +66,13 @@ func TestMutantsTableSaysWhatKilledEachMutantAndFailsOnASurvivor(t *testing.T) {
 		t.Fatalf("exit %d, want %d (a survivor and a broken patch):\n%s\n%s", code, exitFail, out, stderr.String())
 	}
 	for _, row := range []string{
-		`add-subtracts\s+p\s+killed\s+tests\s+\S+\s+TestAddAdds`,
+		`add-subtracts\s+p\s+killed\s+tests \(fast\)\s+\S+\s+TestAddAdds`,
 		`unused-changed\s+p\s+SURVIVED\s+-`,
 		`unused-equivalent\s+p\s+equivalent\s+-\s+-\s+nothing calls Unused`,
 		`does-not-compile\s+p\s+BROKEN\s+-\s+-\s+does not build`,
-		`add-multiplies\s+p\s+BROKEN\s+tests\s+\S+\s+its patch expects proptest, which did not kill it; TestAddAdds`,
+		`add-multiplies\s+p\s+BROKEN\s+tests \(fast\)\s+\S+\s+its patch expects proptest, which did not kill it; TestAddAdds`,
 		`add-divides\s+p\s+BROKEN\s+-\s+-\s+its patch expects explore slots, which does not test package p`,
+		`baseline: 2 verifiers pass on the unmutated code: proptest, tests`,
 		`mutants: FAIL \(6 mutants: `,
 	} {
 		if !regexp.MustCompile(row).MatchString(out) {
@@ -85,21 +86,50 @@ func TestMutantsTableSaysWhatKilledEachMutantAndFailsOnASurvivor(t *testing.T) {
 	}
 
 	// add-subtracts expects the tests of p, which kill it, so proptest,
-	// cheaper and first without the Expect: line, never runs.
+	// cheaper and first without the Expect: line, never runs on it (it
+	// runs once in the baseline, on the unmutated copy).
 	stdout.Reset()
 	if code := runMutants(context.Background(), []string{"-run", "^add-subtracts$", "-v"}, &stdout, &stderr); code != exitPass {
 		t.Errorf("-run ^add-subtracts$ -v: exit %d, want 0:\n%s", code, stdout.String())
 	}
-	if !strings.Contains(stdout.String(), "./p") || strings.Contains(stdout.String(), "./proptest") {
-		t.Errorf("-v: want a go test of ./p and none of ./proptest:\n%s", stdout.String())
+	_, onMutant, _ := strings.Cut(stdout.String(), "=== add-subtracts")
+	if !strings.Contains(onMutant, "./p") || strings.Contains(onMutant, "./proptest") {
+		t.Errorf("-v: want a go test of ./p and none of ./proptest on the mutant:\n%s", stdout.String())
 	}
 
 	stdout.Reset()
 	if code := runMutants(context.Background(), []string{"-run", "add-subtracts|equivalent", "-markdown"}, &stdout, &stderr); code != exitPass {
 		t.Errorf("-run add-subtracts|equivalent: exit %d, want 0:\n%s", code, stdout.String())
 	}
-	if !strings.Contains(stdout.String(), "| `add-subtracts` | p | subtracts. | killed | tests |") {
+	if !strings.Contains(stdout.String(), "| `add-subtracts` | p | subtracts. | killed | tests (fast) |") {
 		t.Errorf("-markdown table:\n%s", stdout.String())
+	}
+}
+
+func TestMutantsCountNoKillsWhenAVerifierFailsOnTheUnmutatedCode(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go test on a stand-in module")
+	}
+	root := standInMutantsModule(t)
+	broken := "package proptest\n\nimport \"testing\"\n\nfunc TestAlwaysFails(t *testing.T) { t.Fatal(\"broken without any mutant\") }\n"
+	if err := os.WriteFile(filepath.Join(root, "proptest", "broken_test.go"), []byte(broken), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(rootEnv, root)
+	var stdout, stderr bytes.Buffer
+	code := runMutants(context.Background(), nil, &stdout, &stderr)
+	out := stdout.String()
+	if code != exitFail {
+		t.Fatalf("exit %d, want %d:\n%s\n%s", code, exitFail, out, stderr.String())
+	}
+	for _, want := range []string{"baseline: FAIL: proptest fail on the unmutated code", "=== proptest fails on the unmutated code: TestAlwaysFails",
+		"broken without any mutant", "mutants: FAIL (no kills counted"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "=== add-subtracts") || strings.Contains(out, "killed") {
+		t.Errorf("a mutant ran after the baseline failed:\n%s", out)
 	}
 }
 
@@ -115,9 +145,10 @@ func TestMutantsRejectsBadFlagsAndAFilterThatMatchesNothing(t *testing.T) {
 
 func TestKillSymptomNamesTheFailedTestOrThePanic(t *testing.T) {
 	for out, want := range map[string]string{
-		"=== RUN TestX\n--- FAIL: TestKernelModels/SpawnVsIdle (0.31s)\nFAIL\n": "TestKernelModels/SpawnVsIdle",
-		"panic: test timed out after 3m0s\n\trunning tests:\n":                  "panic: test timed out after 3m0s",
-		"fatal error: findRunnable: negative nmspinning\n":                      "fatal error: findRunnable: negative nmspinning",
+		"=== RUN TestX\n--- FAIL: TestKernelModels/SpawnVsIdle (0.31s)\nFAIL\n":                               "TestKernelModels/SpawnVsIdle",
+		"--- FAIL: TestKernelModels (0.40s)\n    --- FAIL: TestKernelModels/SpawnVsDroppingP (0.31s)\nFAIL\n": "TestKernelModels/SpawnVsDroppingP",
+		"panic: test timed out after 3m0s\n\trunning tests:\n":                                                "panic: test timed out after 3m0s",
+		"fatal error: findRunnable: negative nmspinning\n":                                                    "fatal error: findRunnable: negative nmspinning",
 		"exit status 2\n": "go test failed",
 	} {
 		if got := killSymptom(out); got != want {

@@ -156,6 +156,9 @@ func endLine(r result) string {
 	if r.summary != "" {
 		s += ": " + r.summary
 	}
+	if cov := coverage(r.complete, len(r.cappedIn)); cov != "" {
+		s += "; searches " + cov
+	}
 	return s + " (" + formatDuration(r.dur) + ")"
 }
 

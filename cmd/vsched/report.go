@@ -48,9 +48,13 @@ type machine struct {
 
 type reportPhase struct {
 	Name, ID, Verdict, Summary, Duration, Budget string
-	What                                         string // what the verifier is
-	Command                                      string
-	Failures                                     []reportFailure
+	// Searches counts the explorer's searches, complete and capped;
+	// Capped names the capped ones.
+	Searches string
+	Capped   []string
+	What     string // what the verifier is
+	Command  string
+	Failures []reportFailure
 }
 
 type reportFailure struct {
@@ -129,6 +133,7 @@ func newReport(ctx context.Context, goBin string, c *checker, results []result, 
 		p := reportPhase{
 			Name: res.phase, ID: "phase-" + strings.ReplaceAll(res.phase, " ", "-"), Verdict: res.verdict.String(), Summary: res.summary,
 			Duration: formatDuration(res.dur), What: phaseWhat(res.phase), Command: res.command,
+			Searches: coverage(res.complete, len(res.cappedIn)), Capped: res.cappedIn,
 		}
 		if res.budget > 0 {
 			p.Budget = res.budget.String()
