@@ -69,6 +69,34 @@
 // executions by orders of magnitude, and small models can be explored
 // completely.
 //
+// # Coverage
+//
+// Every result says whether the search was complete (every schedule within
+// its bounds ran) or capped (Config.MaxExecutions or MaxDuration stopped
+// it first, and only a prefix of the depth-first search ran): [Summary]
+// leads with "complete" or "CAPPED". [Config.Check] fails a test whose
+// search stopped at the default cap, which it did not ask for, so that a
+// test stands for the complete search unless it says otherwise, and fails
+// one whose exploration left descriptors or goroutines behind. A model
+// that opens things outside the explorer (a socket, a poller) releases
+// them with [Cleanup], which runs after every execution however it ended.
+//
+// # Time
+//
+// The clock (xsync.Nanotime) of a model starts at a fixed point and moves
+// only by timeouts, plus a nanosecond per reading so that no two readings
+// are equal. With Config.Timeouts = 0, time does not pass: a timed sleep
+// (xsync.Note.SleepFor) ends only by a wakeup, and a thread that waits for
+// a timeout shows as a deadlock. With Timeouts = n, up to n timed sleeps
+// per execution may end by their timeout while other threads could step,
+// tried at every point the bound allows; and whenever every thread is
+// blocked and some sleep has a timeout, time passes for free, up to three
+// timeouts in a row that wake nobody, after which the execution is a
+// deadlock. That is how the kernel's models let the monitor run its
+// rounds: a round that retakes a P wakes an M, and one that finds nothing
+// to do three times running is a monitor waiting for work that never
+// comes.
+//
 // # Memory model
 //
 // The explorer is sequentially consistent: a load sees the latest store.

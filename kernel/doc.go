@@ -100,15 +100,21 @@
 //
 // Checking before decrementing loses wakeups (a task published between the
 // check and the decrement finds nmspinning non-zero and no spinner will
-// look again); so does rechecking only in the last spinner (runtime issue
-// #45867). A spinning M that finds work but no idle P for it sets
+// look again). A spinning M that finds work but no idle P for it sets
 // needspinning, and a non-spinning M about to drop its P becomes a spinner
-// instead. [Ctx.GoBatch] and [Kernel.GoBatch] (injectglist) end with a
-// wakep for Ps that went idle after they counted the idle ones (#63555). A
-// spinning M that finds work stops spinning and, since it may have been the
-// last spinner, calls wakep (resetspinning). Each of these steps is checked
-// by the explorer models of package explore, with a seeded bug per step
-// that they must report.
+// instead: a spawn whose wakep finds no idle P claims a spinner in
+// nmspinning for a moment, an M that drops its P meanwhile may not steal
+// while the claim stands, and without needspinning it would go idle beside
+// the task (the race of runtime issue #45867). [Ctx.GoBatch] and
+// [Kernel.GoBatch] (injectglist) end with a wakep for Ps that went idle
+// after they counted the idle ones (#63555). A spinning M that finds work
+// stops spinning and, since it may have been the last spinner, calls wakep
+// (resetspinning). Each of these four steps has a seeded bug that the
+// explorer models of package explore must report (docs/VERIFICATION.md
+// names the model of each). Every spinning M looks at the queues again
+// when it drops its P, not only the last one, as in the runtime since
+// #45867; no model yet reaches a schedule in which only the last one's
+// look would lose a task.
 //
 // # Block and the monitor
 //
