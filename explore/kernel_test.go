@@ -248,6 +248,33 @@ func spawnVsIdle(batch bool) func() {
 	}
 }
 
+// submitVsStaleNeedspinning: wakep's early return when no P is idle and
+// needspinning is set, against a P that is idle. A batch submitted while
+// both Ps are busy (one running a task, one held by a spinning M) finds no
+// idle P for its task and sets needspinning. The task is taken by the M
+// whose task ends, which does not spin, and it holds that P until a last
+// task has run; the spinning M, finding nothing, drops the other P without
+// looking at needspinning, which stays set with a P idle. The last task's
+// submit must then start an M for the idle P: a wakep that returned because
+// needspinning is set would leave it queued with every M asleep.
+func submitVsStaleNeedspinning() {
+	k := newModelKernel(2)
+	var started, goOn, holding, last xsync.Note
+	k.Go(func(c *kernel.Ctx) {
+		started.Wakeup()
+		goOn.Sleep()
+	})
+	started.Sleep()
+	k.GoBatch(func(c *kernel.Ctx) {
+		holding.Wakeup()
+		last.Sleep()
+	})
+	goOn.Wakeup()
+	holding.Sleep()
+	k.Go(func(c *kernel.Ctx) { last.Wakeup() })
+	drain(k)
+}
+
 // shutdownVsSubmits: Shutdown races two submits from another thread, one
 // by Go and one by GoBatch. A submit that returned nil must run exactly
 // once, one that returned ErrClosed never, and Shutdown returns nil once the
@@ -330,6 +357,7 @@ var kernelModels = []struct {
 	{"SpawnVsIdle/Go", spawnVsIdle(false)},
 	{"SpawnVsIdle/GoBatch", spawnVsIdle(true)},
 	{"SpawnVsDroppingP", spawnVsDroppingP},
+	{"SubmitVsStaleNeedspinning", submitVsStaleNeedspinning},
 	{"ShutdownVsSubmits", shutdownVsSubmits},
 	{"MonitorVsShutdown", monitorVsShutdown},
 	{"MonitorWakeVsShutdown", monitorWakeVsShutdown},

@@ -104,6 +104,7 @@ func TestKnownBadKernelsAreReported(t *testing.T) {
 		{mutant.Named("exitsyscall-ignores-retake"), byModels("^TestKernelModels$/^BlockVsRetake$")},
 		{mutant.Named("exitsyscall-load-then-store"), byModels("^TestKernelModels$/^BlockVsRetake$")},
 		{mutant.Named("wakep-claim-not-cas"), all},
+		{mutant.Named("wakep-ignores-idle-p"), byModels("^TestKernelModels$/^SubmitVsStaleNeedspinning$")},
 	} {
 		t.Run(c.m.Name, func(t *testing.T) {
 			t.Parallel()
