@@ -72,8 +72,10 @@ func drain(k *kernel.Kernel) {
 // the second can only run on the other P. The second submit races the Ms
 // that the first one woke: the one that found the first task must wake
 // another (resetspinning), and that spinner, finding nothing yet, goes
-// idle while the submit publishes and looks at nmspinning (the races of
-// runtime issues #45867 and #63555).
+// idle while the submit publishes and looks at nmspinning: the runtime's
+// "delicate dance" between a submitter and the last spinner giving up.
+// (The races of runtime issues #45867 and #63555 need more than this:
+// SpawnVsDroppingP and SpawnVsIdle/GoBatch reach them.)
 func remoteSubmitVsLastSpinner() {
 	k := newModelKernel(2)
 	var release xsync.Note
@@ -180,8 +182,8 @@ func blockWithLocalWork() {
 	ranOnce(parent, child)
 }
 
-// spawnVsDroppingP is the race of runtime issue #45867, reached with one
-// preemption. Two tasks meet on the two Ps. The first, spawner, spawns a
+// spawnVsDroppingP is the race of runtime issue #45867, reached at bound 1
+// (one preemption). Two tasks meet on the two Ps. The first, spawner, spawns a
 // child and then waits, spinning on its P, until the child has run, so
 // only the other P can run the child. The spawn's wakep finds no idle P: it
 // has claimed a spinning M in nmspinning and sets needspinning before it
@@ -224,7 +226,9 @@ func spawnVsDroppingP() {
 // monitor to retake its P, while the other P's M finishes a task of its own
 // and goes idle. Only the other P can run the child, and only if the
 // spawn's wakep, its needspinning, injectglist's trailing wakep or the
-// spinner's recheck saw it.
+// spinner's recheck saw it. With GoBatch this is the race of runtime issue
+// #63555, at bound 1: injectglist counts no idle P, and the other P goes
+// idle after that count; only the trailing wakep starts an M for it.
 func spawnVsIdle(batch bool) func() {
 	return func() {
 		k := newModelKernel(2)
