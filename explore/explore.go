@@ -34,11 +34,13 @@ type Config struct {
 	// NoReduction turns sleep sets off, to measure what they save.
 	NoReduction bool
 	// Timeouts is how many timed sleeps (xsync.Note.SleepFor) may end by
-	// their timeout in one execution; 0 means none. The explorer tries
-	// each timeout at every point the bound allows, and a timeout moves
-	// the model's clock (xsync.Nanotime) on by the sleep's duration: time
-	// passes only there. This is how a model lets the scheduler's monitor
-	// run its rounds.
+	// their timeout in one execution while other threads could step; the
+	// explorer tries each at every point the bound allows. With any
+	// Timeouts > 0, time also passes while every thread is blocked (see
+	// Time in the package doc). 0 means that time does not pass at all. A
+	// timeout moves the model's clock (xsync.Nanotime) on by the sleep's
+	// duration. This is how a model lets the scheduler's monitor run its
+	// rounds.
 	Timeouts int
 }
 
