@@ -53,6 +53,15 @@ type ktask struct {
 
 func (t *ktask) fn(c *kernel.Ctx) { t.runs.Add(1) }
 
+// blockOn is a task that blocks (Ctx.Block) until release is woken and
+// then counts its run in t.
+func blockOn(release *xsync.Note, t *ktask) func(*kernel.Ctx) {
+	return func(c *kernel.Ctx) {
+		c.Block(func() { release.Sleep() })
+		t.fn(c)
+	}
+}
+
 // ranOnce asserts that every task ran exactly once.
 func ranOnce(ts ...*ktask) {
 	for _, t := range ts {
@@ -80,10 +89,7 @@ func remoteSubmitVsLastSpinner() {
 	k := newModelKernel(2)
 	var release xsync.Note
 	a, b := &ktask{name: "a"}, &ktask{name: "b"}
-	k.Go(func(c *kernel.Ctx) {
-		c.Block(func() { release.Sleep() })
-		a.fn(c)
-	})
+	k.Go(blockOn(&release, a))
 	k.Go(func(c *kernel.Ctx) {
 		b.fn(c)
 		release.Wakeup()
@@ -128,10 +134,7 @@ func blockHandoffVsSubmit(eager bool) func() {
 		}
 		var release xsync.Note
 		blocker, waker := &ktask{name: "blocker"}, &ktask{name: "waker"}
-		k.Go(func(c *kernel.Ctx) {
-			c.Block(func() { release.Sleep() })
-			blocker.fn(c)
-		})
+		k.Go(blockOn(&release, blocker))
 		k.Go(func(c *kernel.Ctx) {
 			waker.fn(c)
 			release.Wakeup()
@@ -152,10 +155,7 @@ func blockVsRetake() {
 	k := newMonitorKernel(1)
 	var release xsync.Note
 	blocker, other := &ktask{name: "blocker"}, &ktask{name: "other"}
-	k.Go(func(c *kernel.Ctx) {
-		c.Block(func() { release.Sleep() })
-		blocker.fn(c)
-	})
+	k.Go(blockOn(&release, blocker))
 	k.Go(other.fn)
 	release.Wakeup()
 	drain(k)
