@@ -1396,12 +1396,19 @@ func TestKernelBugSpinningMParkedAfterGivingItsPToABlockerHangsTheKernel(t *test
 // a child process.
 func TestKernelBugHandingOffAPWithLocalTasksAfterCloseWedgesTheKernel(t *testing.T) {
 	for _, c := range []struct {
-		name  string
-		opts  []Option
-		leave func(c *Ctx) // how the task gives its P up after Close
+		name string
+		opts []Option
+		// leave is how the task gives its P up after Close; it calls
+		// off once the P has been handed off, or, where Close waits for
+		// the hand-off, before.
+		leave func(c *Ctx, off func())
 	}{
-		{"eager-block", []Option{WithBlockHandoff(HandoffEager)}, func(c *Ctx) { c.Block(func() {}) }},
-		{"goexit", nil, func(*Ctx) { runtime.Goexit() }}, // mdying hands the P off
+		// Close does not wait for an M inside Block; the Block's function
+		// runs once entersyscall has handed the P off.
+		{"eager-block", []Option{WithBlockHandoff(HandoffEager)}, func(c *Ctx, off func()) { c.Block(off) }},
+		// Close waits for the M to exit, which mdying does after it hands
+		// the P off.
+		{"goexit", nil, func(_ *Ctx, off func()) { off(); runtime.Goexit() }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if !stressChild(t, c.name) {
@@ -1411,7 +1418,7 @@ func TestKernelBugHandingOffAPWithLocalTasksAfterCloseWedgesTheKernel(t *testing
 			if err != nil {
 				t.Fatal(err)
 			}
-			closed := make(chan struct{})
+			closed, handedOff := make(chan struct{}), make(chan struct{})
 			k.Go(func(ctx *Ctx) {
 				ctx.Go(func(*Ctx) {}) // a task queued on this P
 				go func() { k.Close(); close(closed) }()
@@ -1424,9 +1431,10 @@ func TestKernelBugHandingOffAPWithLocalTasksAfterCloseWedgesTheKernel(t *testing
 						os.Exit(3) // the kernel is wedged: its lock is held
 					}
 				}()
-				c.leave(ctx)
+				c.leave(ctx, func() { close(handedOff) })
 			})
 			<-closed
+			<-handedOff
 			if st := k.Stats(); st.DroppedCount != 1 {
 				t.Fatalf("Stats.DroppedCount = %d, want the 1 queued task", st.DroppedCount)
 			}
