@@ -112,9 +112,11 @@
 // (resetspinning). Each of these four steps has a seeded bug that the
 // explorer models of package explore must report (docs/VERIFICATION.md
 // names the model of each). Every spinning M looks at the queues again
-// when it drops its P, not only the last one, as in the runtime since
-// #45867; no model yet reaches a schedule in which only the last one's
-// look would lose a task.
+// when it drops its P, not only the last one: the runtime does the same,
+// to be safe against increments of nmspinning that are given back outside
+// that path (runtime issue #43997). Here such a claim is made and given
+// back in one critical section of the lock, and no model yet reaches a
+// schedule in which only the last spinner's look would lose a task.
 //
 // # Block and the monitor
 //
