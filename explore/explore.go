@@ -42,7 +42,27 @@ type Config struct {
 	// duration. This is how a model lets the scheduler's monitor run its
 	// rounds.
 	Timeouts int
+	// Memory is the memory model: SC (the zero value), where a load sees
+	// the latest store, or RC11, where it may see an older one, as far as
+	// the orders the code names allow (see Memory models in the package
+	// doc).
+	Memory Memory
+	// MaxStale bounds, under RC11, the stale choices of an execution: the
+	// loads that read a store other than the latest, and the stores put
+	// before the latest in their location's modification order. 0 means
+	// the default: VSCHED_MAX_STALE if set (0 there means unbounded), else
+	// 1. [Unbounded] lifts the bound.
+	MaxStale int
 }
+
+// Memory is a memory model of the explorer.
+type Memory = explorer.Memory
+
+// The memory models.
+const (
+	SC   = explorer.SC
+	RC11 = explorer.RC11
+)
 
 // Unbounded is the [Config.MaxPreemptions] that explores every schedule.
 const Unbounded = explorer.Unbounded
@@ -142,6 +162,13 @@ func Summary(r Result) string {
 		cov = "CAPPED by the " + r.Capped + " cap"
 	}
 	s := fmt.Sprintf("%s: %d executions (%d pruned), %s", cov, r.Executions, r.Pruned, bound)
+	if r.Memory == RC11 {
+		stale := "unbounded"
+		if r.MaxStale >= 0 {
+			stale = fmt.Sprint(r.MaxStale)
+		}
+		s += ", RC11 with stale choices " + stale
+	}
 	switch {
 	case r.Timeouts == 1:
 		s += ", 1 timeout"

@@ -16,7 +16,7 @@ import (
 
 // instr is one operation of a generated program.
 type instr struct {
-	op   int // 0 load, 1 store, 2 cas, 3 add, 4 lock+load+store+unlock, 5 spin+load
+	op   int // 0 load, 1 store, 2 cas, 3 add, 4 lock+load+store+unlock, 5 spin+load; 6 relaxed load, 7 relaxed store, 8 acquire load, 9 release store, 10 fence
 	addr int
 	val  int32
 }
@@ -52,6 +52,16 @@ func program(threads [][]instr, seen map[string]bool) func() {
 				case 5:
 					xsync.Spin()
 					reads[i] = append(reads[i], c.Load())
+				case 6:
+					reads[i] = append(reads[i], c.LoadRelaxed())
+				case 7:
+					c.StoreRelaxed(in.val)
+				case 8:
+					reads[i] = append(reads[i], c.LoadAcq())
+				case 9:
+					c.StoreRel(in.val)
+				case 10:
+					xsync.FenceSC()
 				}
 			}
 		}
@@ -70,12 +80,20 @@ func program(threads [][]instr, seen map[string]bool) func() {
 // sameOutcomes fails unless the search with sleep sets reaches exactly the
 // outcomes of the search without them at bound, in no more executions.
 func sameOutcomes(t interface{ Fatalf(string, ...any) }, threads [][]instr, bound int) {
+	sameOutcomesIn(t, explore.Config{MaxPreemptions: bound}, threads)
+}
+
+// sameOutcomesIn is sameOutcomes under cfg's bounds and memory model.
+func sameOutcomesIn(t interface{ Fatalf(string, ...any) }, cfg explore.Config, threads [][]instr) {
+	bound := cfg.MaxPreemptions
 	full, reduced := map[string]bool{}, map[string]bool{}
-	rf, err := explore.Run(explore.Config{MaxPreemptions: bound, NoReduction: true}, program(threads, full))
+	fullCfg := cfg
+	fullCfg.NoReduction = true
+	rf, err := explore.Run(fullCfg, program(threads, full))
 	if err != nil || rf.Failure != nil || !rf.Complete {
 		t.Fatalf("full search: %v %v", err, rf.Failure)
 	}
-	rr, err := explore.Run(explore.Config{MaxPreemptions: bound}, program(threads, reduced))
+	rr, err := explore.Run(cfg, program(threads, reduced))
 	if err != nil || rr.Failure != nil || !rr.Complete {
 		t.Fatalf("reduced search: %v %v", err, rr.Failure)
 	}
@@ -112,6 +130,27 @@ func TestSleepSetsReachEveryOutcomeOfTheFullSearch(t *testing.T) {
 		}
 		threads := rapid.SliceOfN(rapid.SliceOfN(gen, 1, 2), 2, maxThreads).Draw(t, "threads")
 		sameOutcomes(t, threads, bound)
+	})
+}
+
+// TestSleepSetsReachEveryOutcomeOfTheFullSearchUnderRC11 is the same
+// comparison under the weak memory model, with operations of every order
+// and fences, at stale bounds 1, 2 and none: the reduction must not lose an
+// outcome that a stale read or a store placed early in the modification
+// order makes reachable.
+func TestSleepSetsReachEveryOutcomeOfTheFullSearchUnderRC11(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		gen := rapid.Custom(func(t *rapid.T) instr {
+			return instr{rapid.IntRange(0, 10).Draw(t, "op"), rapid.IntRange(0, 2).Draw(t, "addr"), rapid.Int32Range(1, 3).Draw(t, "val")}
+		})
+		bound := rapid.SampledFrom([]int{1, 2, explore.Unbounded}).Draw(t, "bound")
+		stale := rapid.SampledFrom([]int{1, 2, explore.Unbounded}).Draw(t, "stale")
+		maxThreads := 3
+		if bound == explore.Unbounded {
+			maxThreads = 2
+		}
+		threads := rapid.SliceOfN(rapid.SliceOfN(gen, 1, 2), 2, maxThreads).Draw(t, "threads")
+		sameOutcomesIn(t, explore.Config{MaxPreemptions: bound, Memory: explore.RC11, MaxStale: stale}, threads)
 	})
 }
 

@@ -49,9 +49,10 @@ const (
 	OpGo                 // starting a thread
 	OpJoin               // waiting for a thread to finish; enabled once it has
 	OpSleepFor           // Note.SleepFor; enabled while a wakeup is pending or a timeout is left
+	OpFence              // FenceSC
 )
 
-var opNames = [...]string{"Start", "Load", "Store", "Cas", "RMW", "Lock", "Unlock", "Sleep", "Wakeup", "Spin", "Go", "Join", "SleepFor"}
+var opNames = [...]string{"Start", "Load", "Store", "Cas", "RMW", "Lock", "Unlock", "Sleep", "Wakeup", "Spin", "Go", "Join", "SleepFor", "Fence"}
 
 func (o Op) String() string { return opNames[o] }
 
@@ -89,6 +90,13 @@ type Config struct {
 	// the execution is a deadlock. A timeout moves the execution's clock
 	// (Now) on by the sleep's duration; time passes in no other way.
 	Timeouts int
+	// Memory is the memory model: SC (the zero value) or RC11.
+	Memory Memory
+	// MaxStale bounds, under RC11, the stale choices of an execution: the
+	// loads that read a store other than the latest, and the stores put
+	// before the latest. 0 means the default: VSCHED_MAX_STALE if set
+	// (where 0 means unbounded), else 1. Unbounded (-1) lifts the bound.
+	MaxStale int
 }
 
 // quietTimeouts bounds the timeouts in a row that end timed sleeps while
@@ -122,6 +130,19 @@ func (c Config) withDefaults() (Config, error) {
 	if c.MaxExecutions <= 0 {
 		c.MaxExecutions = 1_000_000
 	}
+	if c.MaxStale == 0 {
+		c.MaxStale = 1
+		if s := os.Getenv("VSCHED_MAX_STALE"); s != "" {
+			n, err := strconv.Atoi(s)
+			if err != nil || n < 0 {
+				return c, fmt.Errorf("explore: VSCHED_MAX_STALE=%q: want a number >= 0 (0 = unbounded)", s)
+			}
+			c.MaxStale = n
+			if n == 0 {
+				c.MaxStale = Unbounded
+			}
+		}
+	}
 	if c.MaxSteps <= 0 {
 		c.MaxSteps = 10_000
 	}
@@ -146,6 +167,10 @@ type Result struct {
 	MaxPreemptions int
 	// Timeouts is the timeouts allowed per execution (Config.Timeouts).
 	Timeouts int
+	// Memory is the memory model, and MaxStale its bound on stale
+	// choices (under RC11).
+	Memory   Memory
+	MaxStale int
 	// Failure is the first failure found, or nil.
 	Failure *Failure
 	// Capped says which cap stopped an incomplete search without a
@@ -170,10 +195,11 @@ type access struct {
 // orders needs exploring.
 func independent(a, b access) bool {
 	switch {
-	case a.op == OpSleepFor || b.op == OpSleepFor:
+	case a.op == OpSleepFor || b.op == OpSleepFor, a.op == OpFence || b.op == OpFence:
 		// A timeout moves the clock, which any step may read, and
 		// spends the execution's timeouts, which enables or disables
-		// every other timed sleep.
+		// every other timed sleep. A fence joins the view that every
+		// fence and sequentially consistent store shares.
 		return false
 	case a.op == OpStart || a.op == OpGo || a.op == OpSpin || a.op == OpJoin,
 		b.op == OpStart || b.op == OpGo || b.op == OpSpin || b.op == OpJoin:
@@ -190,7 +216,12 @@ func independent(a, b access) bool {
 // node is one decision of the depth-first search: which thread took the step
 // at this depth of the current execution, and what remains to explore here.
 type node struct {
-	enabled  uint64 // threads that could step
+	// data marks a choice of the memory model (which store a load reads,
+	// where a store goes in the modification order) rather than of a
+	// thread: its choices are alternatives 0..n-1, 0 the latest store.
+	data     bool
+	stale    int    // stale choices made before this node, for a data node
+	enabled  uint64 // threads that could step (alternatives, for a data node)
 	sleep    uint64 // threads whose step here is known redundant
 	explored uint64 // choices whose subtrees are done
 	chosen   int
@@ -220,10 +251,22 @@ func (n *node) sameOps(threads []*thread) bool {
 }
 
 func (n *node) cost(c int) int {
+	if n.data {
+		return min(c, 1) // any store but the latest is stale
+	}
 	if c == n.prev || n.free {
 		return 0
 	}
 	return 1
+}
+
+// within reports whether choice c keeps the execution within cfg's bound:
+// the preemption bound for a thread, the stale bound for a data choice.
+func (n *node) within(c int, cfg *Config) bool {
+	if n.data {
+		return cfg.MaxStale < 0 || n.stale+n.cost(c) <= cfg.MaxStale
+	}
+	return cfg.MaxPreemptions < 0 || n.preempts+n.cost(c) <= cfg.MaxPreemptions
 }
 
 type thread struct {
@@ -232,10 +275,11 @@ type thread struct {
 	pending access
 	done    bool
 	steps   int
-	spinAt  int64 // execution step count when the pending spin was announced
-	spawned bool  // the last step started a thread: the next switch is free
-	goexit  bool  // the thread ended the execution and is leaving
-	timeout bool  // its last SleepFor ended by the timeout
+	spinAt  int64     // execution step count when the pending spin was announced
+	spawned bool      // the last step started a thread: the next switch is free
+	goexit  bool      // the thread ended the execution and is leaving
+	timeout bool      // its last SleepFor ended by the timeout
+	mem     threadMem // its view, under the weak memory model
 }
 
 // execution is the state of one run of the model.
@@ -254,6 +298,8 @@ type execution struct {
 	quiet       int                    // timeouts taken in a row with every other thread blocked
 	quietThread *thread                // the thread that took the last of them
 	cleanups    []func()               // Cleanup's, run once the execution is over
+	mem         *memory                // the weak memory model's state, or nil under SC
+	stale       int                    // stale choices made
 	over        chan struct{}
 	outcome     outcome
 	failure     *Failure
@@ -300,7 +346,7 @@ func Run(cfg Config, model func()) (Result, error) {
 	runMu.Lock()
 	defer runMu.Unlock()
 	ex := &explorer{cfg: cfg}
-	res := Result{MaxPreemptions: cfg.MaxPreemptions, Timeouts: cfg.Timeouts}
+	res := Result{MaxPreemptions: cfg.MaxPreemptions, Timeouts: cfg.Timeouts, Memory: cfg.Memory, MaxStale: cfg.MaxStale}
 	if cfg.Replay != "" {
 		if ex.replay, err = parseSchedule(cfg.Replay); err != nil {
 			return res, err
@@ -353,7 +399,7 @@ func (ex *explorer) explain(model func(), e *execution) *Failure {
 	f := e.failure
 	sched := make([]int, e.depth)
 	for i := range sched {
-		sched[i] = ex.stack[i].chosen
+		sched[i] = ex.stack[i].decision()
 	}
 	f.Schedule = formatSchedule(sched)
 	f.Preemptions = e.preempt
@@ -376,6 +422,9 @@ func (ex *explorer) run(model func(), tracing bool) *execution {
 		notes:   map[unsafe.Pointer]int{},
 		clock:   Epoch,
 		over:    make(chan struct{}),
+	}
+	if ex.cfg.Memory == RC11 {
+		e.mem = &memory{locs: map[unsafe.Pointer]*location{}, sync: map[unsafe.Pointer]*vclock{}}
 	}
 	if tracing {
 		e.trace = new([]Event)
@@ -418,6 +467,10 @@ func (e *execution) spawn(fn func()) *thread {
 		panic(fmt.Sprintf("explore: a model may start at most %d threads", MaxThreads))
 	}
 	t := &thread{id: len(e.threads), wake: make(chan struct{}, 1), pending: access{op: OpStart}}
+	if parent := e.cur; parent != nil && e.weak() {
+		t.mem.vc = parent.mem.vc // everything before the Go happens before the thread
+		parent.tick()
+	}
 	e.threads = append(e.threads, t)
 	e.exited.Add(1)
 	go e.body(t, fn)
@@ -532,6 +585,9 @@ func (e *execution) record(t *thread, skip int) *Event {
 		}
 		e.notes[a.addr]++
 	}
+	if e.weak() {
+		e.synchronize(t, a)
+	}
 	if e.trace == nil {
 		return nil
 	}
@@ -543,6 +599,25 @@ func (e *execution) record(t *thread, skip int) *Event {
 	}
 	*e.trace = append(*e.trace, ev)
 	return &(*e.trace)[len(*e.trace)-1]
+}
+
+// synchronize gives, under the weak model, the happens-before edges that
+// the explorer's own primitives promise: a Lock acquires from the last
+// Unlock, a Sleep (or a SleepFor that a wakeup ended) from the Wakeups, a
+// Join from the joined thread's end; Go is handled when the thread is made.
+func (e *execution) synchronize(t *thread, a access) {
+	switch a.op {
+	case OpUnlock, OpWakeup:
+		e.release(t, a.addr)
+	case OpLock, OpSleep:
+		e.acquire(t, a.addr)
+	case OpSleepFor:
+		if !t.timeout {
+			e.acquire(t, a.addr)
+		}
+	case OpJoin:
+		t.mem.vc.join(&a.join.mem.vc)
+	}
 }
 
 // fail ends the execution with a failure. The caller must not touch the
@@ -633,7 +708,7 @@ func (e *execution) dispatch(prev *thread) *thread {
 	var n *node
 	switch {
 	case ex.replay != nil:
-		if d >= len(ex.replay) || enabled&(1<<ex.replay[d]) == 0 {
+		if d >= len(ex.replay) || ex.replay[d] < 0 || enabled&(1<<ex.replay[d]) == 0 {
 			e.fail(&Failure{Kind: "replay", Thread: -1,
 				Message: fmt.Sprintf("the replayed schedule does not fit this model at decision %d (threads able to step: %s)", d, maskString(enabled))})
 			return nil
@@ -645,7 +720,7 @@ func (e *execution) dispatch(prev *thread) *thread {
 		return e.hand(prev, next, free)
 	case d < len(ex.stack):
 		n = &ex.stack[d]
-		if n.enabled != enabled || n.prev != prevID || !n.sameOps(e.threads) {
+		if n.data || n.enabled != enabled || n.prev != prevID || !n.sameOps(e.threads) {
 			e.fail(&Failure{Kind: "nondeterminism", Thread: -1,
 				Message: fmt.Sprintf("replaying decision %d found threads %s able to step after T%d, where the first run found %s after T%d: the model is not deterministic (maps, time, randomness, or goroutines outside the explorer?)",
 					d, maskString(enabled), prevID, maskString(n.enabled), n.prev)})
@@ -660,8 +735,7 @@ func (e *execution) dispatch(prev *thread) *thread {
 		// Where a thread is held back after its Spin, steps do not
 		// commute: the order decides whether the spinner may run, so no
 		// sleep set is inherited.
-		if d > 0 && !ex.cfg.NoReduction && spinning == 0 {
-			p := &ex.stack[d-1]
+		if p := ex.lastThreadNode(d); p != nil && !ex.cfg.NoReduction && spinning == 0 {
 			pa := p.ops[p.chosen]
 			for s := (p.sleep | p.explored&^p.cutExplored) &^ (1 << p.chosen); s != 0; s &= s - 1 {
 				i := lowest(s)
@@ -670,7 +744,7 @@ func (e *execution) dispatch(prev *thread) *thread {
 				}
 			}
 		}
-		c := n.pick(ex.cfg.MaxPreemptions)
+		c := n.pick(&ex.cfg)
 		if c < 0 {
 			if n.cut && d > 0 {
 				ex.stack[d-1].cutBelow = true
@@ -687,19 +761,81 @@ func (e *execution) dispatch(prev *thread) *thread {
 
 // pick returns the first choice to explore at a new node: the previous
 // thread if it can go on, else the lowest thread within the bound, or -1.
-func (n *node) pick(bound int) int {
+func (n *node) pick(cfg *Config) int {
 	cands := n.enabled &^ n.sleep
 	if n.prev >= 0 && cands&(1<<n.prev) != 0 {
 		return n.prev
 	}
 	for ; cands != 0; cands &= cands - 1 {
 		c := lowest(cands)
-		if bound < 0 || n.preempts+n.cost(c) <= bound {
+		if n.within(c, cfg) {
 			return c
 		}
 		n.cut = true
 	}
 	return -1
+}
+
+// decision is the node's choice as a schedule string holds it: a thread
+// number, or -1-k for alternative k of a data choice.
+func (n *node) decision() int {
+	if n.data {
+		return -1 - n.chosen
+	}
+	return n.chosen
+}
+
+// lastThreadNode returns the latest thread decision before depth d, whose
+// sleep set the decision at d inherits, or nil.
+func (ex *explorer) lastThreadNode(d int) *node {
+	for i := d - 1; i >= 0; i-- {
+		if !ex.stack[i].data {
+			return &ex.stack[i]
+		}
+	}
+	return nil
+}
+
+// choose is a choice of the memory model among n alternatives, made by the
+// running thread in the middle of its step: 0, the latest store, first;
+// each other one spends a stale choice. It returns the alternative.
+func (e *execution) choose(n int) int {
+	if n <= 1 {
+		return 0
+	}
+	ex := e.ex
+	d := e.depth
+	e.depth++
+	var nd *node
+	switch {
+	case ex.replay != nil:
+		alt := -1
+		if d < len(ex.replay) && ex.replay[d] < 0 {
+			alt = -ex.replay[d] - 1
+		}
+		if alt < 0 || alt >= n {
+			e.fail(&Failure{Kind: "replay", Thread: e.cur.id,
+				Message: fmt.Sprintf("the replayed schedule does not fit this model at decision %d (a choice among %d stores)", d, n)})
+			e.cur.goexit = true
+			runtime.Goexit()
+		}
+		e.stale += min(alt, 1)
+		return alt
+	case d < len(ex.stack):
+		nd = &ex.stack[d]
+		if !nd.data || nd.enabled != 1<<n-1 {
+			e.fail(&Failure{Kind: "nondeterminism", Thread: e.cur.id,
+				Message: fmt.Sprintf("replaying decision %d found a choice among %d stores where the first run found another decision: the model is not deterministic", d, n)})
+			e.cur.goexit = true
+			runtime.Goexit()
+		}
+	default:
+		ex.stack = append(ex.stack, node{data: true, enabled: 1<<n - 1, stale: e.stale, prev: -1})
+		nd = &ex.stack[d]
+		nd.chosen = 0
+	}
+	e.stale += nd.cost(nd.chosen)
+	return nd.chosen
 }
 
 // hand makes next the running thread.
@@ -722,7 +858,7 @@ func (ex *explorer) backtrack() bool {
 		}
 		for cands := n.enabled &^ n.sleep &^ n.explored; cands != 0; cands &= cands - 1 {
 			c := lowest(cands)
-			if ex.cfg.MaxPreemptions < 0 || n.preempts+n.cost(c) <= ex.cfg.MaxPreemptions {
+			if n.within(c, &ex.cfg) {
 				n.chosen = c
 				return true
 			}

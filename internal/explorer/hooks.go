@@ -79,3 +79,85 @@ func Cleanup(fn func()) {
 	e := current
 	e.cleanups = append(e.cleanups, fn)
 }
+
+// Load is the scheduling point and the effect of a load of the atomic at
+// addr with order ord: under SC it reads the real memory, under RC11 the
+// store the search chooses. skip is as for [Point].
+func Load(addr unsafe.Pointer, k Kind, ord Order, skip int) Value {
+	e := current
+	ev := e.point(access{op: OpLoad, addr: addr}, skip)
+	if e.weak() {
+		return e.weakLoad(e.cur, addr, k, ord, ev)
+	}
+	v := readReal(addr, k)
+	if ev != nil {
+		ev.Value = "→ " + ev.show(v, k)
+	}
+	return v
+}
+
+// Store is the scheduling point and the effect of a store of v to the
+// atomic at addr with order ord. skip is as for [Point].
+func Store(addr unsafe.Pointer, k Kind, ord Order, v Value, skip int) {
+	e := current
+	ev := e.point(access{op: OpStore, addr: addr}, skip)
+	if e.weak() {
+		e.weakStore(e.cur, addr, k, ord, v, ev)
+		return
+	}
+	old := readReal(addr, k)
+	writeReal(addr, k, v)
+	ev.stored(old, v, 0, k)
+}
+
+// Cas is the scheduling point and the effect of a compare-and-swap of the
+// atomic at addr from old to new, with order ord on success. skip is as
+// for [Point].
+func Cas(addr unsafe.Pointer, k Kind, ord Order, old, new Value, skip int) bool {
+	e := current
+	ev := e.point(access{op: OpCas, addr: addr}, skip)
+	var seen Value
+	if e.weak() {
+		seen = e.weakRMW(e.cur, addr, k, ord, casOp, new, old, ev)
+	} else {
+		seen = readReal(addr, k)
+		if seen.equal(old) {
+			writeReal(addr, k, new)
+			ev.stored(seen, new, 0, k)
+		}
+	}
+	if !seen.equal(old) {
+		if ev != nil {
+			ev.Value = "fails: is " + ev.show(seen, k) + ", not " + ev.show(old, k)
+		}
+		return false
+	}
+	return true
+}
+
+// RMW is the scheduling point and the effect of a read-modify-write of the
+// atomic at addr, an add or a swap of arg: it reads the latest store,
+// stores what op makes of it, and returns what it read. skip is as for
+// [Point].
+func RMW(addr unsafe.Pointer, k Kind, ord Order, op RMWOp, arg Value, skip int) Value {
+	e := current
+	ev := e.point(access{op: OpRMW, addr: addr}, skip)
+	if e.weak() {
+		return e.weakRMW(e.cur, addr, k, ord, op, arg, Value{}, ev)
+	}
+	old := readReal(addr, k)
+	nv, _ := op.apply(old, k, arg, Value{})
+	writeReal(addr, k, nv)
+	ev.stored(old, nv, 0, k)
+	return old
+}
+
+// Fence is the scheduling point and the effect of a sequentially
+// consistent fence. skip is as for [Point].
+func Fence(skip int) {
+	e := current
+	e.point(access{op: OpFence}, skip)
+	if e.weak() {
+		e.weakFence(e.cur)
+	}
+}

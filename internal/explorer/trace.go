@@ -29,57 +29,6 @@ type Event struct {
 	names     *names
 }
 
-// Read records the value a load returned.
-func (ev *Event) Read(v uint64) {
-	if ev != nil {
-		ev.Value = "→ " + strconv.FormatUint(v, 10)
-	}
-}
-
-// ReadPtr records the pointer a load returned.
-func (ev *Event) ReadPtr(p unsafe.Pointer) {
-	if ev != nil {
-		ev.Value = "→ " + ev.names.ptr(p)
-	}
-}
-
-// Wrote records the value an operation replaced and the one it stored.
-func (ev *Event) Wrote(old, new uint64) {
-	if ev != nil {
-		ev.Value = fmt.Sprintf("%d ⇒ %d", old, new)
-	}
-}
-
-// WrotePtr records the pointer an operation replaced and the one it stored.
-func (ev *Event) WrotePtr(old, new unsafe.Pointer) {
-	if ev != nil {
-		ev.Value = ev.names.ptr(old) + " ⇒ " + ev.names.ptr(new)
-	}
-}
-
-// Cas records a compare-and-swap that found seen, expected old and would
-// store new.
-func (ev *Event) Cas(seen, old, new uint64) {
-	if ev != nil {
-		if seen == old {
-			ev.Value = fmt.Sprintf("%d ⇒ %d", old, new)
-		} else {
-			ev.Value = fmt.Sprintf("fails: is %d, not %d", seen, old)
-		}
-	}
-}
-
-// CasPtr is Cas for pointers.
-func (ev *Event) CasPtr(seen, old, new unsafe.Pointer) {
-	if ev != nil {
-		if seen == old {
-			ev.Value = ev.names.ptr(old) + " ⇒ " + ev.names.ptr(new)
-		} else {
-			ev.Value = "fails: is " + ev.names.ptr(seen) + ", not " + ev.names.ptr(old)
-		}
-	}
-}
-
 // names gives addresses and pointer values short names in order of first
 // appearance, so that a trace reads @1, @2 and p1, p2 instead of raw
 // addresses that differ from run to run.

@@ -4,9 +4,10 @@ package xsync
 
 // The explorer build: every operation is a scheduling point of
 // internal/explorer while a model runs, and a plain sync/atomic operation
-// otherwise (tests of other packages run in this build too). Acquire and
-// release variants are sequentially consistent here, as they are in the
-// default build, so each shares one body with its plain variant.
+// otherwise (tests of other packages run in this build too). The explorer
+// carries out the operation itself, with the memory order it names: under
+// its sequentially consistent model every order is the same, under its weak
+// model (RC11) a load may read an older store, as far as the order allows.
 
 import (
 	"sync/atomic"
@@ -15,404 +16,601 @@ import (
 	"github.com/vsched/vsched/internal/explorer"
 )
 
-// skip is the number of frames between explorer.Point and the caller of an
-// xsync method: the shared body and the method.
-const skip = 2
+// skip is the number of frames between the explorer's entry point and the
+// caller of an xsync method: the method.
+const skip = 1
+
+// FenceSC is a sequentially consistent fence; see the default build.
+func FenceSC() {
+	if explorer.Active() {
+		explorer.Fence(skip)
+	}
+}
 
 // Uint32 is an atomic uint32.
 type Uint32 struct{ v atomic.Uint32 }
 
-func (x *Uint32) load() uint32 {
+// Load atomically loads x (sequentially consistent).
+func (x *Uint32) Load() uint32 {
 	if !explorer.Active() {
 		return x.v.Load()
 	}
-	ev := explorer.Point(explorer.OpLoad, unsafe.Pointer(x), skip)
-	v := x.v.Load()
-	ev.Read(uint64(v))
-	return v
+	r := explorer.Load(unsafe.Pointer(x), explorer.Word32, explorer.SeqCst, skip)
+	return uint32(r.U)
 }
 
-func (x *Uint32) store(v uint32) {
+// LoadAcq atomically loads x with acquire semantics.
+func (x *Uint32) LoadAcq() uint32 {
+	if !explorer.Active() {
+		return x.v.Load()
+	}
+	r := explorer.Load(unsafe.Pointer(x), explorer.Word32, explorer.Acquire, skip)
+	return uint32(r.U)
+}
+
+// LoadRelaxed atomically loads x with no ordering of its own.
+func (x *Uint32) LoadRelaxed() uint32 {
+	if !explorer.Active() {
+		return x.v.Load()
+	}
+	r := explorer.Load(unsafe.Pointer(x), explorer.Word32, explorer.Relaxed, skip)
+	return uint32(r.U)
+}
+
+// Store atomically stores v into x (sequentially consistent).
+func (x *Uint32) Store(v uint32) {
 	if !explorer.Active() {
 		x.v.Store(v)
 		return
 	}
-	explorer.Point(explorer.OpStore, unsafe.Pointer(x), skip).Wrote(uint64(x.v.Swap(v)), uint64(v))
+	explorer.Store(unsafe.Pointer(x), explorer.Word32, explorer.SeqCst, explorer.Value{U: uint64(v)}, skip)
 }
 
-func (x *Uint32) cas(old, new uint32) bool {
+// StoreRel atomically stores v into x with release semantics.
+func (x *Uint32) StoreRel(v uint32) {
+	if !explorer.Active() {
+		x.v.Store(v)
+		return
+	}
+	explorer.Store(unsafe.Pointer(x), explorer.Word32, explorer.Release, explorer.Value{U: uint64(v)}, skip)
+}
+
+// StoreRelaxed stores v into x with no ordering of its own.
+func (x *Uint32) StoreRelaxed(v uint32) {
+	if !explorer.Active() {
+		x.v.Store(v)
+		return
+	}
+	explorer.Store(unsafe.Pointer(x), explorer.Word32, explorer.Relaxed, explorer.Value{U: uint64(v)}, skip)
+}
+
+// Cas executes compare-and-swap on x (sequentially consistent).
+func (x *Uint32) Cas(old, new uint32) bool {
 	if !explorer.Active() {
 		return x.v.CompareAndSwap(old, new)
 	}
-	ev := explorer.Point(explorer.OpCas, unsafe.Pointer(x), skip)
-	ev.Cas(uint64(x.v.Load()), uint64(old), uint64(new))
-	return x.v.CompareAndSwap(old, new)
+	return explorer.Cas(unsafe.Pointer(x), explorer.Word32, explorer.SeqCst, explorer.Value{U: uint64(old)}, explorer.Value{U: uint64(new)}, skip)
 }
-
-func (x *Uint32) rmw(op func() (uint32, uint32)) (old, new uint32) {
-	ev := explorer.Point(explorer.OpRMW, unsafe.Pointer(x), skip)
-	old, new = op()
-	ev.Wrote(uint64(old), uint64(new))
-	return old, new
-}
-
-// Load atomically loads x (sequentially consistent).
-func (x *Uint32) Load() uint32 { return x.load() }
-
-// LoadAcq atomically loads x with acquire semantics.
-func (x *Uint32) LoadAcq() uint32 { return x.load() }
-
-// Store atomically stores v into x (sequentially consistent).
-func (x *Uint32) Store(v uint32) { x.store(v) }
-
-// StoreRel atomically stores v into x with release semantics.
-func (x *Uint32) StoreRel(v uint32) { x.store(v) }
-
-// Cas executes compare-and-swap on x (sequentially consistent).
-func (x *Uint32) Cas(old, new uint32) bool { return x.cas(old, new) }
 
 // CasRel executes compare-and-swap on x with release semantics on success.
-func (x *Uint32) CasRel(old, new uint32) bool { return x.cas(old, new) }
+func (x *Uint32) CasRel(old, new uint32) bool {
+	if !explorer.Active() {
+		return x.v.CompareAndSwap(old, new)
+	}
+	return explorer.Cas(unsafe.Pointer(x), explorer.Word32, explorer.Release, explorer.Value{U: uint64(old)}, explorer.Value{U: uint64(new)}, skip)
+}
 
-// Add atomically adds delta to x and returns the new value.
+// CasRelaxed executes compare-and-swap on x with no ordering of its own.
+func (x *Uint32) CasRelaxed(old, new uint32) bool {
+	if !explorer.Active() {
+		return x.v.CompareAndSwap(old, new)
+	}
+	return explorer.Cas(unsafe.Pointer(x), explorer.Word32, explorer.Relaxed, explorer.Value{U: uint64(old)}, explorer.Value{U: uint64(new)}, skip)
+}
+
+// Add atomically adds delta to x and returns the new value
+// (sequentially consistent).
 func (x *Uint32) Add(delta uint32) uint32 {
 	if !explorer.Active() {
 		return x.v.Add(delta)
 	}
-	_, new := x.rmw(func() (uint32, uint32) { v := x.v.Add(delta); return v - delta, v })
-	return new
+	r := explorer.RMW(unsafe.Pointer(x), explorer.Word32, explorer.SeqCst, explorer.AddOp, explorer.Value{U: uint64(delta)}, skip)
+	return uint32(r.U) + delta
 }
 
-// Swap atomically stores v into x and returns the previous value.
+// Swap atomically stores v into x and returns the previous value
+// (sequentially consistent).
 func (x *Uint32) Swap(v uint32) uint32 {
 	if !explorer.Active() {
 		return x.v.Swap(v)
 	}
-	old, _ := x.rmw(func() (uint32, uint32) { return x.v.Swap(v), v })
-	return old
+	r := explorer.RMW(unsafe.Pointer(x), explorer.Word32, explorer.SeqCst, explorer.SwapOp, explorer.Value{U: uint64(v)}, skip)
+	return uint32(r.U)
 }
 
 // Uint64 is an atomic uint64.
 type Uint64 struct{ v atomic.Uint64 }
 
-func (x *Uint64) load() uint64 {
+// Load atomically loads x (sequentially consistent).
+func (x *Uint64) Load() uint64 {
 	if !explorer.Active() {
 		return x.v.Load()
 	}
-	ev := explorer.Point(explorer.OpLoad, unsafe.Pointer(x), skip)
-	v := x.v.Load()
-	ev.Read(uint64(v))
-	return v
+	r := explorer.Load(unsafe.Pointer(x), explorer.Word64, explorer.SeqCst, skip)
+	return r.U
 }
 
-func (x *Uint64) store(v uint64) {
+// LoadAcq atomically loads x with acquire semantics.
+func (x *Uint64) LoadAcq() uint64 {
+	if !explorer.Active() {
+		return x.v.Load()
+	}
+	r := explorer.Load(unsafe.Pointer(x), explorer.Word64, explorer.Acquire, skip)
+	return r.U
+}
+
+// LoadRelaxed atomically loads x with no ordering of its own.
+func (x *Uint64) LoadRelaxed() uint64 {
+	if !explorer.Active() {
+		return x.v.Load()
+	}
+	r := explorer.Load(unsafe.Pointer(x), explorer.Word64, explorer.Relaxed, skip)
+	return r.U
+}
+
+// Store atomically stores v into x (sequentially consistent).
+func (x *Uint64) Store(v uint64) {
 	if !explorer.Active() {
 		x.v.Store(v)
 		return
 	}
-	explorer.Point(explorer.OpStore, unsafe.Pointer(x), skip).Wrote(uint64(x.v.Swap(v)), uint64(v))
+	explorer.Store(unsafe.Pointer(x), explorer.Word64, explorer.SeqCst, explorer.Value{U: v}, skip)
 }
 
-func (x *Uint64) cas(old, new uint64) bool {
+// StoreRel atomically stores v into x with release semantics.
+func (x *Uint64) StoreRel(v uint64) {
+	if !explorer.Active() {
+		x.v.Store(v)
+		return
+	}
+	explorer.Store(unsafe.Pointer(x), explorer.Word64, explorer.Release, explorer.Value{U: v}, skip)
+}
+
+// StoreRelaxed stores v into x with no ordering of its own.
+func (x *Uint64) StoreRelaxed(v uint64) {
+	if !explorer.Active() {
+		x.v.Store(v)
+		return
+	}
+	explorer.Store(unsafe.Pointer(x), explorer.Word64, explorer.Relaxed, explorer.Value{U: v}, skip)
+}
+
+// Cas executes compare-and-swap on x (sequentially consistent).
+func (x *Uint64) Cas(old, new uint64) bool {
 	if !explorer.Active() {
 		return x.v.CompareAndSwap(old, new)
 	}
-	ev := explorer.Point(explorer.OpCas, unsafe.Pointer(x), skip)
-	ev.Cas(uint64(x.v.Load()), uint64(old), uint64(new))
-	return x.v.CompareAndSwap(old, new)
+	return explorer.Cas(unsafe.Pointer(x), explorer.Word64, explorer.SeqCst, explorer.Value{U: old}, explorer.Value{U: new}, skip)
 }
-
-func (x *Uint64) rmw(op func() (uint64, uint64)) (old, new uint64) {
-	ev := explorer.Point(explorer.OpRMW, unsafe.Pointer(x), skip)
-	old, new = op()
-	ev.Wrote(uint64(old), uint64(new))
-	return old, new
-}
-
-// Load atomically loads x (sequentially consistent).
-func (x *Uint64) Load() uint64 { return x.load() }
-
-// LoadAcq atomically loads x with acquire semantics.
-func (x *Uint64) LoadAcq() uint64 { return x.load() }
-
-// Store atomically stores v into x (sequentially consistent).
-func (x *Uint64) Store(v uint64) { x.store(v) }
-
-// StoreRel atomically stores v into x with release semantics.
-func (x *Uint64) StoreRel(v uint64) { x.store(v) }
-
-// Cas executes compare-and-swap on x (sequentially consistent).
-func (x *Uint64) Cas(old, new uint64) bool { return x.cas(old, new) }
 
 // CasRel executes compare-and-swap on x with release semantics on success.
-func (x *Uint64) CasRel(old, new uint64) bool { return x.cas(old, new) }
+func (x *Uint64) CasRel(old, new uint64) bool {
+	if !explorer.Active() {
+		return x.v.CompareAndSwap(old, new)
+	}
+	return explorer.Cas(unsafe.Pointer(x), explorer.Word64, explorer.Release, explorer.Value{U: old}, explorer.Value{U: new}, skip)
+}
 
-// Add atomically adds delta to x and returns the new value.
+// CasRelaxed executes compare-and-swap on x with no ordering of its own.
+func (x *Uint64) CasRelaxed(old, new uint64) bool {
+	if !explorer.Active() {
+		return x.v.CompareAndSwap(old, new)
+	}
+	return explorer.Cas(unsafe.Pointer(x), explorer.Word64, explorer.Relaxed, explorer.Value{U: old}, explorer.Value{U: new}, skip)
+}
+
+// Add atomically adds delta to x and returns the new value
+// (sequentially consistent).
 func (x *Uint64) Add(delta uint64) uint64 {
 	if !explorer.Active() {
 		return x.v.Add(delta)
 	}
-	_, new := x.rmw(func() (uint64, uint64) { v := x.v.Add(delta); return v - delta, v })
-	return new
+	r := explorer.RMW(unsafe.Pointer(x), explorer.Word64, explorer.SeqCst, explorer.AddOp, explorer.Value{U: delta}, skip)
+	return r.U + delta
 }
 
-// Swap atomically stores v into x and returns the previous value.
+// Swap atomically stores v into x and returns the previous value
+// (sequentially consistent).
 func (x *Uint64) Swap(v uint64) uint64 {
 	if !explorer.Active() {
 		return x.v.Swap(v)
 	}
-	old, _ := x.rmw(func() (uint64, uint64) { return x.v.Swap(v), v })
-	return old
+	r := explorer.RMW(unsafe.Pointer(x), explorer.Word64, explorer.SeqCst, explorer.SwapOp, explorer.Value{U: v}, skip)
+	return r.U
 }
 
 // Int32 is an atomic int32.
 type Int32 struct{ v atomic.Int32 }
 
-func (x *Int32) load() int32 {
+// Load atomically loads x (sequentially consistent).
+func (x *Int32) Load() int32 {
 	if !explorer.Active() {
 		return x.v.Load()
 	}
-	ev := explorer.Point(explorer.OpLoad, unsafe.Pointer(x), skip)
-	v := x.v.Load()
-	ev.Read(uint64(v))
-	return v
+	r := explorer.Load(unsafe.Pointer(x), explorer.Word32, explorer.SeqCst, skip)
+	return int32(uint32(r.U))
 }
 
-func (x *Int32) store(v int32) {
+// LoadAcq atomically loads x with acquire semantics.
+func (x *Int32) LoadAcq() int32 {
+	if !explorer.Active() {
+		return x.v.Load()
+	}
+	r := explorer.Load(unsafe.Pointer(x), explorer.Word32, explorer.Acquire, skip)
+	return int32(uint32(r.U))
+}
+
+// LoadRelaxed atomically loads x with no ordering of its own.
+func (x *Int32) LoadRelaxed() int32 {
+	if !explorer.Active() {
+		return x.v.Load()
+	}
+	r := explorer.Load(unsafe.Pointer(x), explorer.Word32, explorer.Relaxed, skip)
+	return int32(uint32(r.U))
+}
+
+// Store atomically stores v into x (sequentially consistent).
+func (x *Int32) Store(v int32) {
 	if !explorer.Active() {
 		x.v.Store(v)
 		return
 	}
-	explorer.Point(explorer.OpStore, unsafe.Pointer(x), skip).Wrote(uint64(x.v.Swap(v)), uint64(v))
+	explorer.Store(unsafe.Pointer(x), explorer.Word32, explorer.SeqCst, explorer.Value{U: uint64(uint32(v))}, skip)
 }
 
-func (x *Int32) cas(old, new int32) bool {
+// StoreRel atomically stores v into x with release semantics.
+func (x *Int32) StoreRel(v int32) {
+	if !explorer.Active() {
+		x.v.Store(v)
+		return
+	}
+	explorer.Store(unsafe.Pointer(x), explorer.Word32, explorer.Release, explorer.Value{U: uint64(uint32(v))}, skip)
+}
+
+// StoreRelaxed stores v into x with no ordering of its own.
+func (x *Int32) StoreRelaxed(v int32) {
+	if !explorer.Active() {
+		x.v.Store(v)
+		return
+	}
+	explorer.Store(unsafe.Pointer(x), explorer.Word32, explorer.Relaxed, explorer.Value{U: uint64(uint32(v))}, skip)
+}
+
+// Cas executes compare-and-swap on x (sequentially consistent).
+func (x *Int32) Cas(old, new int32) bool {
 	if !explorer.Active() {
 		return x.v.CompareAndSwap(old, new)
 	}
-	ev := explorer.Point(explorer.OpCas, unsafe.Pointer(x), skip)
-	ev.Cas(uint64(x.v.Load()), uint64(old), uint64(new))
-	return x.v.CompareAndSwap(old, new)
+	return explorer.Cas(unsafe.Pointer(x), explorer.Word32, explorer.SeqCst, explorer.Value{U: uint64(uint32(old))}, explorer.Value{U: uint64(uint32(new))}, skip)
 }
 
-func (x *Int32) rmw(op func() (int32, int32)) (old, new int32) {
-	ev := explorer.Point(explorer.OpRMW, unsafe.Pointer(x), skip)
-	old, new = op()
-	ev.Wrote(uint64(old), uint64(new))
-	return old, new
+// CasRel executes compare-and-swap on x with release semantics on success.
+func (x *Int32) CasRel(old, new int32) bool {
+	if !explorer.Active() {
+		return x.v.CompareAndSwap(old, new)
+	}
+	return explorer.Cas(unsafe.Pointer(x), explorer.Word32, explorer.Release, explorer.Value{U: uint64(uint32(old))}, explorer.Value{U: uint64(uint32(new))}, skip)
 }
 
-// Load atomically loads x (sequentially consistent).
-func (x *Int32) Load() int32 { return x.load() }
+// CasRelaxed executes compare-and-swap on x with no ordering of its own.
+func (x *Int32) CasRelaxed(old, new int32) bool {
+	if !explorer.Active() {
+		return x.v.CompareAndSwap(old, new)
+	}
+	return explorer.Cas(unsafe.Pointer(x), explorer.Word32, explorer.Relaxed, explorer.Value{U: uint64(uint32(old))}, explorer.Value{U: uint64(uint32(new))}, skip)
+}
 
-// Store atomically stores v into x (sequentially consistent).
-func (x *Int32) Store(v int32) { x.store(v) }
-
-// Cas executes compare-and-swap on x (sequentially consistent).
-func (x *Int32) Cas(old, new int32) bool { return x.cas(old, new) }
-
-// Add atomically adds delta to x and returns the new value.
+// Add atomically adds delta to x and returns the new value
+// (sequentially consistent).
 func (x *Int32) Add(delta int32) int32 {
 	if !explorer.Active() {
 		return x.v.Add(delta)
 	}
-	_, new := x.rmw(func() (int32, int32) { v := x.v.Add(delta); return v - delta, v })
-	return new
+	r := explorer.RMW(unsafe.Pointer(x), explorer.Word32, explorer.SeqCst, explorer.AddOp, explorer.Value{U: uint64(uint32(delta))}, skip)
+	return int32(uint32(r.U)) + delta
 }
 
-// Swap atomically stores v into x and returns the previous value.
+// Swap atomically stores v into x and returns the previous value
+// (sequentially consistent).
 func (x *Int32) Swap(v int32) int32 {
 	if !explorer.Active() {
 		return x.v.Swap(v)
 	}
-	old, _ := x.rmw(func() (int32, int32) { return x.v.Swap(v), v })
-	return old
+	r := explorer.RMW(unsafe.Pointer(x), explorer.Word32, explorer.SeqCst, explorer.SwapOp, explorer.Value{U: uint64(uint32(v))}, skip)
+	return int32(uint32(r.U))
 }
 
 // Int64 is an atomic int64.
 type Int64 struct{ v atomic.Int64 }
 
-func (x *Int64) load() int64 {
+// Load atomically loads x (sequentially consistent).
+func (x *Int64) Load() int64 {
 	if !explorer.Active() {
 		return x.v.Load()
 	}
-	ev := explorer.Point(explorer.OpLoad, unsafe.Pointer(x), skip)
-	v := x.v.Load()
-	ev.Read(uint64(v))
-	return v
+	r := explorer.Load(unsafe.Pointer(x), explorer.Word64, explorer.SeqCst, skip)
+	return int64(r.U)
 }
 
-func (x *Int64) store(v int64) {
+// LoadAcq atomically loads x with acquire semantics.
+func (x *Int64) LoadAcq() int64 {
+	if !explorer.Active() {
+		return x.v.Load()
+	}
+	r := explorer.Load(unsafe.Pointer(x), explorer.Word64, explorer.Acquire, skip)
+	return int64(r.U)
+}
+
+// LoadRelaxed atomically loads x with no ordering of its own.
+func (x *Int64) LoadRelaxed() int64 {
+	if !explorer.Active() {
+		return x.v.Load()
+	}
+	r := explorer.Load(unsafe.Pointer(x), explorer.Word64, explorer.Relaxed, skip)
+	return int64(r.U)
+}
+
+// Store atomically stores v into x (sequentially consistent).
+func (x *Int64) Store(v int64) {
 	if !explorer.Active() {
 		x.v.Store(v)
 		return
 	}
-	explorer.Point(explorer.OpStore, unsafe.Pointer(x), skip).Wrote(uint64(x.v.Swap(v)), uint64(v))
+	explorer.Store(unsafe.Pointer(x), explorer.Word64, explorer.SeqCst, explorer.Value{U: uint64(v)}, skip)
 }
 
-func (x *Int64) cas(old, new int64) bool {
+// StoreRel atomically stores v into x with release semantics.
+func (x *Int64) StoreRel(v int64) {
+	if !explorer.Active() {
+		x.v.Store(v)
+		return
+	}
+	explorer.Store(unsafe.Pointer(x), explorer.Word64, explorer.Release, explorer.Value{U: uint64(v)}, skip)
+}
+
+// StoreRelaxed stores v into x with no ordering of its own.
+func (x *Int64) StoreRelaxed(v int64) {
+	if !explorer.Active() {
+		x.v.Store(v)
+		return
+	}
+	explorer.Store(unsafe.Pointer(x), explorer.Word64, explorer.Relaxed, explorer.Value{U: uint64(v)}, skip)
+}
+
+// Cas executes compare-and-swap on x (sequentially consistent).
+func (x *Int64) Cas(old, new int64) bool {
 	if !explorer.Active() {
 		return x.v.CompareAndSwap(old, new)
 	}
-	ev := explorer.Point(explorer.OpCas, unsafe.Pointer(x), skip)
-	ev.Cas(uint64(x.v.Load()), uint64(old), uint64(new))
-	return x.v.CompareAndSwap(old, new)
+	return explorer.Cas(unsafe.Pointer(x), explorer.Word64, explorer.SeqCst, explorer.Value{U: uint64(old)}, explorer.Value{U: uint64(new)}, skip)
 }
 
-func (x *Int64) rmw(op func() (int64, int64)) (old, new int64) {
-	ev := explorer.Point(explorer.OpRMW, unsafe.Pointer(x), skip)
-	old, new = op()
-	ev.Wrote(uint64(old), uint64(new))
-	return old, new
+// CasRel executes compare-and-swap on x with release semantics on success.
+func (x *Int64) CasRel(old, new int64) bool {
+	if !explorer.Active() {
+		return x.v.CompareAndSwap(old, new)
+	}
+	return explorer.Cas(unsafe.Pointer(x), explorer.Word64, explorer.Release, explorer.Value{U: uint64(old)}, explorer.Value{U: uint64(new)}, skip)
 }
 
-// Load atomically loads x (sequentially consistent).
-func (x *Int64) Load() int64 { return x.load() }
+// CasRelaxed executes compare-and-swap on x with no ordering of its own.
+func (x *Int64) CasRelaxed(old, new int64) bool {
+	if !explorer.Active() {
+		return x.v.CompareAndSwap(old, new)
+	}
+	return explorer.Cas(unsafe.Pointer(x), explorer.Word64, explorer.Relaxed, explorer.Value{U: uint64(old)}, explorer.Value{U: uint64(new)}, skip)
+}
 
-// Store atomically stores v into x (sequentially consistent).
-func (x *Int64) Store(v int64) { x.store(v) }
-
-// Cas executes compare-and-swap on x (sequentially consistent).
-func (x *Int64) Cas(old, new int64) bool { return x.cas(old, new) }
-
-// Add atomically adds delta to x and returns the new value.
+// Add atomically adds delta to x and returns the new value
+// (sequentially consistent).
 func (x *Int64) Add(delta int64) int64 {
 	if !explorer.Active() {
 		return x.v.Add(delta)
 	}
-	_, new := x.rmw(func() (int64, int64) { v := x.v.Add(delta); return v - delta, v })
-	return new
+	r := explorer.RMW(unsafe.Pointer(x), explorer.Word64, explorer.SeqCst, explorer.AddOp, explorer.Value{U: uint64(delta)}, skip)
+	return int64(r.U) + delta
 }
 
-// Swap atomically stores v into x and returns the previous value.
+// Swap atomically stores v into x and returns the previous value
+// (sequentially consistent).
 func (x *Int64) Swap(v int64) int64 {
 	if !explorer.Active() {
 		return x.v.Swap(v)
 	}
-	old, _ := x.rmw(func() (int64, int64) { return x.v.Swap(v), v })
-	return old
+	r := explorer.RMW(unsafe.Pointer(x), explorer.Word64, explorer.SeqCst, explorer.SwapOp, explorer.Value{U: uint64(v)}, skip)
+	return int64(r.U)
 }
 
-// Pointer is an atomic pointer of type *T.
+// Pointer is an atomic pointer to a T.
 type Pointer[T any] struct{ v atomic.Pointer[T] }
 
-func (x *Pointer[T]) load() *T {
+// Load atomically loads x (sequentially consistent).
+func (x *Pointer[T]) Load() *T {
 	if !explorer.Active() {
 		return x.v.Load()
 	}
-	ev := explorer.Point(explorer.OpLoad, unsafe.Pointer(x), skip)
-	v := x.v.Load()
-	ev.ReadPtr(unsafe.Pointer(v))
-	return v
+	r := explorer.Load(unsafe.Pointer(x), explorer.Ptr, explorer.SeqCst, skip)
+	return (*T)(r.P)
 }
 
-func (x *Pointer[T]) store(p *T) {
+// LoadAcq atomically loads x with acquire semantics.
+func (x *Pointer[T]) LoadAcq() *T {
 	if !explorer.Active() {
-		x.v.Store(p)
+		return x.v.Load()
+	}
+	r := explorer.Load(unsafe.Pointer(x), explorer.Ptr, explorer.Acquire, skip)
+	return (*T)(r.P)
+}
+
+// LoadRelaxed atomically loads x with no ordering of its own.
+func (x *Pointer[T]) LoadRelaxed() *T {
+	if !explorer.Active() {
+		return x.v.Load()
+	}
+	r := explorer.Load(unsafe.Pointer(x), explorer.Ptr, explorer.Relaxed, skip)
+	return (*T)(r.P)
+}
+
+// Store atomically stores v into x (sequentially consistent).
+func (x *Pointer[T]) Store(v *T) {
+	if !explorer.Active() {
+		x.v.Store(v)
 		return
 	}
-	ev := explorer.Point(explorer.OpStore, unsafe.Pointer(x), skip)
-	ev.WrotePtr(unsafe.Pointer(x.v.Swap(p)), unsafe.Pointer(p))
+	explorer.Store(unsafe.Pointer(x), explorer.Ptr, explorer.SeqCst, explorer.Value{P: unsafe.Pointer(v)}, skip)
 }
 
-func (x *Pointer[T]) cas(old, new *T) bool {
+// StoreRel atomically stores v into x with release semantics.
+func (x *Pointer[T]) StoreRel(v *T) {
+	if !explorer.Active() {
+		x.v.Store(v)
+		return
+	}
+	explorer.Store(unsafe.Pointer(x), explorer.Ptr, explorer.Release, explorer.Value{P: unsafe.Pointer(v)}, skip)
+}
+
+// StoreRelaxed stores v into x with no ordering of its own.
+func (x *Pointer[T]) StoreRelaxed(v *T) {
+	if !explorer.Active() {
+		x.v.Store(v)
+		return
+	}
+	explorer.Store(unsafe.Pointer(x), explorer.Ptr, explorer.Relaxed, explorer.Value{P: unsafe.Pointer(v)}, skip)
+}
+
+// Cas executes compare-and-swap on x (sequentially consistent).
+func (x *Pointer[T]) Cas(old, new *T) bool {
 	if !explorer.Active() {
 		return x.v.CompareAndSwap(old, new)
 	}
-	ev := explorer.Point(explorer.OpCas, unsafe.Pointer(x), skip)
-	ev.CasPtr(unsafe.Pointer(x.v.Load()), unsafe.Pointer(old), unsafe.Pointer(new))
-	return x.v.CompareAndSwap(old, new)
+	return explorer.Cas(unsafe.Pointer(x), explorer.Ptr, explorer.SeqCst, explorer.Value{P: unsafe.Pointer(old)}, explorer.Value{P: unsafe.Pointer(new)}, skip)
 }
-
-// Load atomically loads x (sequentially consistent).
-func (x *Pointer[T]) Load() *T { return x.load() }
-
-// LoadAcq atomically loads x with acquire semantics.
-func (x *Pointer[T]) LoadAcq() *T { return x.load() }
-
-// Store atomically stores p into x (sequentially consistent).
-func (x *Pointer[T]) Store(p *T) { x.store(p) }
-
-// StoreRel atomically stores p into x with release semantics.
-func (x *Pointer[T]) StoreRel(p *T) { x.store(p) }
-
-// Cas executes compare-and-swap on x (sequentially consistent).
-func (x *Pointer[T]) Cas(old, new *T) bool { return x.cas(old, new) }
 
 // CasRel executes compare-and-swap on x with release semantics on success.
-func (x *Pointer[T]) CasRel(old, new *T) bool { return x.cas(old, new) }
-
-// Swap atomically stores p into x and returns the previous value.
-func (x *Pointer[T]) Swap(p *T) *T {
+func (x *Pointer[T]) CasRel(old, new *T) bool {
 	if !explorer.Active() {
-		return x.v.Swap(p)
+		return x.v.CompareAndSwap(old, new)
 	}
-	ev := explorer.Point(explorer.OpRMW, unsafe.Pointer(x), skip-1)
-	old := x.v.Swap(p)
-	ev.WrotePtr(unsafe.Pointer(old), unsafe.Pointer(p))
-	return old
+	return explorer.Cas(unsafe.Pointer(x), explorer.Ptr, explorer.Release, explorer.Value{P: unsafe.Pointer(old)}, explorer.Value{P: unsafe.Pointer(new)}, skip)
 }
 
-// UnsafePointer is an atomic unsafe.Pointer.
+// CasRelaxed executes compare-and-swap on x with no ordering of its own.
+func (x *Pointer[T]) CasRelaxed(old, new *T) bool {
+	if !explorer.Active() {
+		return x.v.CompareAndSwap(old, new)
+	}
+	return explorer.Cas(unsafe.Pointer(x), explorer.Ptr, explorer.Relaxed, explorer.Value{P: unsafe.Pointer(old)}, explorer.Value{P: unsafe.Pointer(new)}, skip)
+}
+
+// Swap atomically stores v into x and returns the previous value
+// (sequentially consistent).
+func (x *Pointer[T]) Swap(v *T) *T {
+	if !explorer.Active() {
+		return x.v.Swap(v)
+	}
+	r := explorer.RMW(unsafe.Pointer(x), explorer.Ptr, explorer.SeqCst, explorer.SwapOp, explorer.Value{P: unsafe.Pointer(v)}, skip)
+	return (*T)(r.P)
+}
+
+// UnsafePointer is an atomic unsafe.Pointer. Non-generic code that holds
+// pointers of a type it does not know (a run queue's slots) uses it, so that
+// it is compiled once with every operation inlined.
 type UnsafePointer struct{ v atomic.Pointer[byte] }
 
-func (x *UnsafePointer) load() unsafe.Pointer {
+// Load atomically loads x (sequentially consistent).
+func (x *UnsafePointer) Load() unsafe.Pointer {
 	if !explorer.Active() {
 		return unsafe.Pointer(x.v.Load())
 	}
-	ev := explorer.Point(explorer.OpLoad, unsafe.Pointer(x), skip)
-	v := x.v.Load()
-	ev.ReadPtr(unsafe.Pointer(v))
-	return unsafe.Pointer(v)
+	r := explorer.Load(unsafe.Pointer(x), explorer.Ptr, explorer.SeqCst, skip)
+	return r.P
 }
 
-func (x *UnsafePointer) store(p unsafe.Pointer) {
+// LoadAcq atomically loads x with acquire semantics.
+func (x *UnsafePointer) LoadAcq() unsafe.Pointer {
 	if !explorer.Active() {
-		x.v.Store((*byte)(p))
+		return unsafe.Pointer(x.v.Load())
+	}
+	r := explorer.Load(unsafe.Pointer(x), explorer.Ptr, explorer.Acquire, skip)
+	return r.P
+}
+
+// LoadRelaxed atomically loads x with no ordering of its own.
+func (x *UnsafePointer) LoadRelaxed() unsafe.Pointer {
+	if !explorer.Active() {
+		return unsafe.Pointer(x.v.Load())
+	}
+	r := explorer.Load(unsafe.Pointer(x), explorer.Ptr, explorer.Relaxed, skip)
+	return r.P
+}
+
+// Store atomically stores v into x (sequentially consistent).
+func (x *UnsafePointer) Store(v unsafe.Pointer) {
+	if !explorer.Active() {
+		x.v.Store((*byte)(v))
 		return
 	}
-	ev := explorer.Point(explorer.OpStore, unsafe.Pointer(x), skip)
-	ev.WrotePtr(unsafe.Pointer(x.v.Swap((*byte)(p))), unsafe.Pointer(p))
+	explorer.Store(unsafe.Pointer(x), explorer.Ptr, explorer.SeqCst, explorer.Value{P: v}, skip)
 }
 
-func (x *UnsafePointer) cas(old, new unsafe.Pointer) bool {
+// StoreRel atomically stores v into x with release semantics.
+func (x *UnsafePointer) StoreRel(v unsafe.Pointer) {
+	if !explorer.Active() {
+		x.v.Store((*byte)(v))
+		return
+	}
+	explorer.Store(unsafe.Pointer(x), explorer.Ptr, explorer.Release, explorer.Value{P: v}, skip)
+}
+
+// StoreRelaxed stores v into x with no ordering of its own.
+func (x *UnsafePointer) StoreRelaxed(v unsafe.Pointer) {
+	if !explorer.Active() {
+		x.v.Store((*byte)(v))
+		return
+	}
+	explorer.Store(unsafe.Pointer(x), explorer.Ptr, explorer.Relaxed, explorer.Value{P: v}, skip)
+}
+
+// Cas executes compare-and-swap on x (sequentially consistent).
+func (x *UnsafePointer) Cas(old, new unsafe.Pointer) bool {
 	if !explorer.Active() {
 		return x.v.CompareAndSwap((*byte)(old), (*byte)(new))
 	}
-	ev := explorer.Point(explorer.OpCas, unsafe.Pointer(x), skip)
-	ev.CasPtr(unsafe.Pointer(x.v.Load()), unsafe.Pointer(old), unsafe.Pointer(new))
-	return x.v.CompareAndSwap((*byte)(old), (*byte)(new))
+	return explorer.Cas(unsafe.Pointer(x), explorer.Ptr, explorer.SeqCst, explorer.Value{P: old}, explorer.Value{P: new}, skip)
 }
 
-// Load atomically loads x (sequentially consistent).
-func (x *UnsafePointer) Load() unsafe.Pointer { return x.load() }
-
-// LoadAcq atomically loads x with acquire semantics.
-func (x *UnsafePointer) LoadAcq() unsafe.Pointer { return x.load() }
-
-// Store atomically stores p into x (sequentially consistent).
-func (x *UnsafePointer) Store(p unsafe.Pointer) { x.store(p) }
-
-// StoreRel atomically stores p into x with release semantics.
-func (x *UnsafePointer) StoreRel(p unsafe.Pointer) { x.store(p) }
-
-// StoreRelaxed stores p into x with no ordering of its own. The explorer
-// runs it as a sequentially consistent store, a scheduling point like Store.
-func (x *UnsafePointer) StoreRelaxed(p unsafe.Pointer) { x.store(p) }
-
-// Cas executes compare-and-swap on x (sequentially consistent).
-func (x *UnsafePointer) Cas(old, new unsafe.Pointer) bool { return x.cas(old, new) }
-
 // CasRel executes compare-and-swap on x with release semantics on success.
-func (x *UnsafePointer) CasRel(old, new unsafe.Pointer) bool { return x.cas(old, new) }
-
-// Swap atomically stores p into x and returns the previous value.
-func (x *UnsafePointer) Swap(p unsafe.Pointer) unsafe.Pointer {
+func (x *UnsafePointer) CasRel(old, new unsafe.Pointer) bool {
 	if !explorer.Active() {
-		return unsafe.Pointer(x.v.Swap((*byte)(p)))
+		return x.v.CompareAndSwap((*byte)(old), (*byte)(new))
 	}
-	ev := explorer.Point(explorer.OpRMW, unsafe.Pointer(x), skip-1)
-	old := x.v.Swap((*byte)(p))
-	ev.WrotePtr(unsafe.Pointer(old), unsafe.Pointer(p))
-	return unsafe.Pointer(old)
+	return explorer.Cas(unsafe.Pointer(x), explorer.Ptr, explorer.Release, explorer.Value{P: old}, explorer.Value{P: new}, skip)
+}
+
+// CasRelaxed executes compare-and-swap on x with no ordering of its own.
+func (x *UnsafePointer) CasRelaxed(old, new unsafe.Pointer) bool {
+	if !explorer.Active() {
+		return x.v.CompareAndSwap((*byte)(old), (*byte)(new))
+	}
+	return explorer.Cas(unsafe.Pointer(x), explorer.Ptr, explorer.Relaxed, explorer.Value{P: old}, explorer.Value{P: new}, skip)
+}
+
+// Swap atomically stores v into x and returns the previous value
+// (sequentially consistent).
+func (x *UnsafePointer) Swap(v unsafe.Pointer) unsafe.Pointer {
+	if !explorer.Active() {
+		return unsafe.Pointer(x.v.Swap((*byte)(v)))
+	}
+	r := explorer.RMW(unsafe.Pointer(x), explorer.Ptr, explorer.SeqCst, explorer.SwapOp, explorer.Value{P: v}, skip)
+	return r.P
 }

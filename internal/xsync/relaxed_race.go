@@ -14,6 +14,8 @@ import (
 // would report both. With both sides atomic it reports neither, and it
 // still checks every other access against the real happens-before edges.
 
-func storeRelaxed(x *UnsafePointer, p unsafe.Pointer) { x.v.Store((*byte)(p)) }
+func storeRelaxedPtr(addr, p unsafe.Pointer) { atomic.StorePointer((*unsafe.Pointer)(addr), p) }
 
-func storeRelaxed64(x *atomic.Uint64, v uint64) { x.Store(v) }
+func storeRelaxed32(addr unsafe.Pointer, v uint32) { atomic.StoreUint32((*uint32)(addr), v) }
+
+func storeRelaxed64(addr unsafe.Pointer, v uint64) { atomic.StoreUint64((*uint64)(addr), v) }

@@ -1,6 +1,9 @@
 package xsync
 
-import "sync/atomic"
+import (
+	"sync/atomic"
+	"unsafe"
+)
 
 // Stat is an atomic counter for statistics: what a scheduler counts for its
 // users and its monitor, never what it decides by. It is not a scheduling
@@ -18,7 +21,7 @@ func (s *Stat) Store(v uint64) { s.v.Store(v) }
 // StoreRelaxed sets the counter with a plain store where that cannot tear
 // (see the package doc): for a counter with a single writer, which stores
 // it on a hot path and does not need its readers to see it at once.
-func (s *Stat) StoreRelaxed(v uint64) { storeRelaxed64(&s.v, v) }
+func (s *Stat) StoreRelaxed(v uint64) { storeRelaxed64(unsafe.Pointer(&s.v), v) }
 
 // Add adds delta to the counter.
 func (s *Stat) Add(delta uint64) { s.v.Add(delta) }
