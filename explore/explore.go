@@ -51,9 +51,40 @@ type Config struct {
 	// loads that read a store other than the latest, and the stores put
 	// before the latest in their location's modification order. 0 means
 	// the default: VSCHED_MAX_STALE if set (0 there means unbounded), else
-	// 1. [Unbounded] lifts the bound.
+	// 2 (Empty, for one, reads a tail twice). [Unbounded] lifts the bound.
 	MaxStale int
+	// Orders, when set, is called under RC11 for every atomic operation
+	// with its call site and the order it names, and returns the order the
+	// operation runs with: a way to weaken one site without rebuilding the
+	// code (see TestOrderMinimality).
+	Orders func(site Site, declared Order) Order
 }
+
+// Order is a memory order of an atomic operation.
+type Order = explorer.Order
+
+// The memory orders, weakest first.
+const (
+	Relaxed = explorer.Relaxed
+	Acquire = explorer.Acquire
+	Release = explorer.Release
+	AcqRel  = explorer.AcqRel
+	SeqCst  = explorer.SeqCst
+)
+
+// Site is the call site of an atomic operation and its kind.
+type Site = explorer.Site
+
+// Op is the kind of an operation at a scheduling point.
+type Op = explorer.Op
+
+// The kinds of the atomic operations.
+const (
+	OpLoad  = explorer.OpLoad
+	OpStore = explorer.OpStore
+	OpCas   = explorer.OpCas
+	OpRMW   = explorer.OpRMW
+)
 
 // Memory is a memory model of the explorer.
 type Memory = explorer.Memory

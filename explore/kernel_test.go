@@ -279,6 +279,33 @@ func submitVsStaleNeedspinning() {
 	drain(k)
 }
 
+// spawnIntoRingVsSpinner is the kernel's publish-then-check handshake
+// through a P's ring: a task spawns a child with GoBatch, which goes into
+// its P's ring (no P is idle to take it), and then holds the P, waiting
+// until the child has run, while the other P's M spins, finds nothing yet
+// and gives up. The spawn publishes the child with the ring's release
+// store of tail and then looks at nmspinning; the spinner decrements
+// nmspinning and then looks at the ring. Under the weak memory model both
+// loads may miss the other side's store (store buffering) unless a
+// StoreLoad barrier separates each side's store and load: the kernel's
+// two FenceSCs. Under sequential consistency one side always sees the
+// other.
+func spawnIntoRingVsSpinner() {
+	k := newModelKernel(2)
+	var release xsync.Note
+	child, other := &ktask{name: "child"}, &ktask{name: "other"}
+	k.Go(func(c *kernel.Ctx) {
+		c.GoBatch(func(c *kernel.Ctx) {
+			child.fn(c)
+			release.Wakeup()
+		})
+		release.Sleep() // holds the P, as a task that computes would
+	})
+	k.Go(other.fn)
+	drain(k)
+	ranOnce(child, other)
+}
+
 // shutdownVsSubmits: Shutdown races two submits from another thread, one
 // by Go and one by GoBatch. A submit that returned nil must run exactly
 // once, one that returned ErrClosed never, and Shutdown returns nil once the
@@ -362,6 +389,7 @@ var kernelModels = []struct {
 	{"SpawnVsIdle/GoBatch", spawnVsIdle(true)},
 	{"SpawnVsDroppingP", spawnVsDroppingP},
 	{"SubmitVsStaleNeedspinning", submitVsStaleNeedspinning},
+	{"SpawnIntoRingVsSpinner", spawnIntoRingVsSpinner},
 	{"ShutdownVsSubmits", shutdownVsSubmits},
 	{"MonitorVsShutdown", monitorVsShutdown},
 	{"MonitorWakeVsShutdown", monitorWakeVsShutdown},
@@ -412,6 +440,18 @@ func TestKernelModels(t *testing.T) {
 	for _, km := range kernelModels {
 		t.Run(km.name, func(t *testing.T) {
 			kernelConfig(km.name).Check(t, km.model)
+		})
+	}
+}
+
+// TestKernelModelsRC11 explores the kernel models under the weak memory
+// model, at the same bounds and the default two stale choices per execution.
+func TestKernelModelsRC11(t *testing.T) {
+	for _, km := range kernelModels {
+		t.Run(km.name, func(t *testing.T) {
+			cfg := kernelConfig(km.name)
+			cfg.Memory = explore.RC11
+			cfg.Check(t, km.model)
 		})
 	}
 }

@@ -561,7 +561,7 @@ var weakScenarios bool
 
 // TestRunqScenariosRC11 explores every scenario under the weak memory
 // model: loads may read older stores, as far as the orders runq names
-// allow, within the default bounds (2 preemptions, 1 stale choice).
+// allow, within the default bounds (2 preemptions, 2 stale choices).
 func TestRunqScenariosRC11(t *testing.T) {
 	weakScenarios = true
 	defer func() { weakScenarios = false }()

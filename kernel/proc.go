@@ -393,6 +393,9 @@ top:
 		if k.nmspinning.Add(-1) < 0 {
 			throw("findRunnable: negative nmspinning")
 		}
+		// The spinner's side of the handshake: the decrement, a StoreLoad
+		// barrier, then the queues.
+		xsync.FenceSC()
 		if gp, pp := k.recheckNoP(); pp != nil {
 			k.acquirep(mp, pp)
 			k.becomeSpinning(mp)
@@ -581,6 +584,9 @@ func (k *Kernel) startIdle(n int) {
 // needspinning is set already: taking the lock would only set the flag
 // again, and a busy kernel would take the lock on every spawn.
 func (k *Kernel) wakep() {
+	// The submitter's side of the handshake: the task is published, and
+	// nmspinning is loaded after a StoreLoad barrier (see the package doc).
+	xsync.FenceSC()
 	if k.nmspinning.Load() != 0 || k.npidle.Load() == 0 && k.needspinning.Load() == 1 ||
 		!k.nmspinning.Cas(0, 1) {
 		return

@@ -275,3 +275,14 @@ func TestWaitSlotModels(t *testing.T) {
 		})
 	}
 }
+
+// TestWaitSlotModelsRC11 explores the same models under the weak memory
+// model: every schedule (no preemption bound) and the default stale
+// choices.
+func TestWaitSlotModelsRC11(t *testing.T) {
+	for _, m := range slotModels {
+		t.Run(m.name, func(t *testing.T) {
+			explore.Config{MaxPreemptions: explore.Unbounded, Memory: explore.RC11}.Check(t, m.model)
+		})
+	}
+}

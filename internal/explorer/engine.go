@@ -95,8 +95,13 @@ type Config struct {
 	// MaxStale bounds, under RC11, the stale choices of an execution: the
 	// loads that read a store other than the latest, and the stores put
 	// before the latest. 0 means the default: VSCHED_MAX_STALE if set
-	// (where 0 means unbounded), else 1. Unbounded (-1) lifts the bound.
+	// (where 0 means unbounded), else 2. Unbounded (-1) lifts the bound.
 	MaxStale int
+	// Orders, when set, is called under RC11 for every atomic operation
+	// with its call site and the order it names, and returns the order the
+	// operation runs with: a way to weaken one site without rebuilding the
+	// code, for the search for the weakest orders that suffice.
+	Orders func(site Site, declared Order) Order
 }
 
 // quietTimeouts bounds the timeouts in a row that end timed sleeps while
@@ -131,7 +136,7 @@ func (c Config) withDefaults() (Config, error) {
 		c.MaxExecutions = 1_000_000
 	}
 	if c.MaxStale == 0 {
-		c.MaxStale = 1
+		c.MaxStale = 2
 		if s := os.Getenv("VSCHED_MAX_STALE"); s != "" {
 			n, err := strconv.Atoi(s)
 			if err != nil || n < 0 {

@@ -87,7 +87,7 @@ func Load(addr unsafe.Pointer, k Kind, ord Order, skip int) Value {
 	e := current
 	ev := e.point(access{op: OpLoad, addr: addr}, skip)
 	if e.weak() {
-		return e.weakLoad(e.cur, addr, k, ord, ev)
+		return e.weakLoad(e.cur, addr, k, e.order(ord, OpLoad, skip+1), ev)
 	}
 	v := readReal(addr, k)
 	if ev != nil {
@@ -102,7 +102,7 @@ func Store(addr unsafe.Pointer, k Kind, ord Order, v Value, skip int) {
 	e := current
 	ev := e.point(access{op: OpStore, addr: addr}, skip)
 	if e.weak() {
-		e.weakStore(e.cur, addr, k, ord, v, ev)
+		e.weakStore(e.cur, addr, k, e.order(ord, OpStore, skip+1), v, ev)
 		return
 	}
 	old := readReal(addr, k)
@@ -118,7 +118,7 @@ func Cas(addr unsafe.Pointer, k Kind, ord Order, old, new Value, skip int) bool 
 	ev := e.point(access{op: OpCas, addr: addr}, skip)
 	var seen Value
 	if e.weak() {
-		seen = e.weakRMW(e.cur, addr, k, ord, casOp, new, old, ev)
+		seen = e.weakRMW(e.cur, addr, k, e.order(ord, OpCas, skip+1), casOp, new, old, ev)
 	} else {
 		seen = readReal(addr, k)
 		if seen.equal(old) {
@@ -143,7 +143,7 @@ func RMW(addr unsafe.Pointer, k Kind, ord Order, op RMWOp, arg Value, skip int) 
 	e := current
 	ev := e.point(access{op: OpRMW, addr: addr}, skip)
 	if e.weak() {
-		return e.weakRMW(e.cur, addr, k, ord, op, arg, Value{}, ev)
+		return e.weakRMW(e.cur, addr, k, e.order(ord, OpRMW, skip+1), op, arg, Value{}, ev)
 	}
 	old := readReal(addr, k)
 	nv, _ := op.apply(old, k, arg, Value{})

@@ -4,6 +4,7 @@ package explorer
 
 import (
 	"fmt"
+	"runtime"
 	"sync/atomic"
 	"unsafe"
 )
@@ -78,15 +79,35 @@ const (
 	Relaxed Order = iota
 	Acquire
 	Release
+	AcqRel // a read-modify-write that acquires and releases
 	SeqCst
 )
 
-var orderNames = [...]string{"rlx", "acq", "rel", "sc"}
+var orderNames = [...]string{"relaxed", "acquire", "release", "acq_rel", "SC"}
 
 func (o Order) String() string { return orderNames[o] }
 
-func (o Order) acquires() bool { return o == Acquire || o == SeqCst }
-func (o Order) releases() bool { return o == Release || o == SeqCst }
+func (o Order) acquires() bool { return o == Acquire || o == AcqRel || o == SeqCst }
+func (o Order) releases() bool { return o == Release || o == AcqRel || o == SeqCst }
+
+// Site is where an atomic operation is called: the caller of the xsync
+// method, and the operation's kind (a line may hold more than one).
+type Site struct {
+	File string
+	Line int
+	Op   Op
+}
+
+// order returns the order the operation at skip frames above the caller
+// runs with: its own, or what Config.Orders makes of it.
+func (e *execution) order(ord Order, op Op, skip int) Order {
+	f := e.ex.cfg.Orders
+	if f == nil {
+		return ord
+	}
+	_, file, line, _ := runtime.Caller(skip + 1)
+	return f(Site{File: file, Line: line, Op: op}, ord)
+}
 
 // Kind is the kind of word an atomic holds.
 type Kind uint8
