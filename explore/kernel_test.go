@@ -101,20 +101,24 @@ func remoteSubmitVsLastSpinner() {
 // wakeVsParkCommit: a task parks and hands its Waker to an outside thread,
 // which wakes it at any moment: before Park returns, before the park
 // commits after the function returned, or after. The task must run exactly
-// twice.
+// twice, and its second run must see what its first wrote: the task counts
+// its runs and hands its Waker out with relaxed operations, so under RC11
+// only the kernel (the park commit, the Wake, the queue) orders the runs.
 func wakeVsParkCommit() {
 	k := newModelKernel(2)
 	var w xsync.Pointer[kernel.Waker]
 	var runs xsync.Int32
 	k.Go(func(c *kernel.Ctx) {
-		if runs.Add(1) == 1 {
-			w.Store(c.Park())
+		n := runs.LoadRelaxed() + 1
+		runs.StoreRelaxed(n)
+		if n == 1 {
+			w.StoreRelaxed(c.Park())
 		}
 	})
-	for w.Load() == nil {
+	for w.LoadRelaxed() == nil {
 		xsync.Spin()
 	}
-	w.Load().Wake()
+	w.LoadRelaxed().Wake()
 	drain(k)
 	n := runs.Load()
 	explore.Assertf(n == 2, "the parked task ran %d times, want twice", n)

@@ -23,7 +23,15 @@ import (
 // history of spec, with package linearizability's model of the queue
 // system.
 
-type task struct{ id int }
+// task is an item of the queues. Under RC11 its payload stands for what a
+// scheduler writes into a task before it queues it (the closure, the state):
+// the producer stores it with no order of its own before the put, and the
+// consumer must see it, so the queue must make the put happen before the
+// consume that hands the item out.
+type task struct {
+	id      int
+	payload xsync.Uint32
+}
 
 func (g *task) String() string { return fmt.Sprintf("g%d", g.id) }
 
@@ -86,8 +94,7 @@ func ids(gs []*task) []int {
 func (a actor) put(p int, next bool) {
 	s := a.s
 	s.next++
-	g := &task{id: s.next}
-	s.must(s.ledger.Enter(g))
+	g := s.newTask()
 	var ov []*task
 	a.do(linearizability.Input{Op: linearizability.Put, P: p, Items: []int{g.id}, Next: next}, func() linearizability.Output {
 		ov = s.qs[p].Put(g, next)
@@ -104,9 +111,47 @@ func (a actor) put(p int, next bool) {
 	}
 }
 
+// putBatch puts n new items into queue p (as its owner) with one PutBatch
+// and sends the items that do not fit to the global queue.
+func (a actor) putBatch(p, n int) {
+	s := a.s
+	gs := make([]*task, n)
+	for i := range gs {
+		gs[i] = s.newTask()
+	}
+	var rest []*task
+	a.do(linearizability.Input{Op: linearizability.PutBatch, P: p, Items: ids(gs)}, func() linearizability.Output {
+		rest = s.qs[p].PutBatch(gs)
+		return linearizability.Output{Items: ids(rest)}
+	})
+	if len(rest) > 0 {
+		s.mu.Lock()
+		a.do(linearizability.Input{Op: linearizability.GlobalPutBatch, Items: ids(rest)}, func() linearizability.Output {
+			s.global.PutBatch(rest)
+			return linearizability.Output{}
+		})
+		s.mu.Unlock()
+	}
+}
+
+// newTask returns a new item, entered in the ledger, its payload written
+// under RC11.
+func (s *system) newTask() *task {
+	s.next++
+	g := &task{id: s.next}
+	s.must(s.ledger.Enter(g))
+	if weakScenarios {
+		g.payload.StoreRelaxed(1)
+	}
+	return g
+}
+
 func (s *system) consume(gs ...*task) {
 	for _, g := range gs {
 		explore.Assertf(g != nil, "a nil item was handed out")
+		if weakScenarios {
+			explore.Assertf(g.payload.LoadRelaxed() == 1, "%v was handed out without its payload: its put does not happen before its consume", g)
+		}
 		s.must(s.ledger.Leave(g))
 	}
 }
@@ -367,6 +412,18 @@ func scenarioRunNextKickOutVsThief() {
 	own.done()
 }
 
+// scenarioPutBatchVsThief: the owner publishes two items with one
+// PutBatch while a thief steals from its queue into its own. Under RC11 the
+// thief's acquire load of the tail must see the slots the batch wrote.
+func scenarioPutBatchVsThief() {
+	s := newSystem(2, 2)
+	own, thief := s.actor(0), s.actor(1)
+	th := explore.Go(func() { thief.steal(0, 1, false) })
+	own.putBatch(0, 2)
+	th.Join()
+	own.done()
+}
+
 // scenarioEmptyNeverFalselyTrue is the runtime's TestSchedLocalQueueEmpty
 // for one of its four runnext/ring combinations: the owner puts a first
 // item (in runnext with next0), then a second (with next1) and takes one,
@@ -479,6 +536,7 @@ var scenarios = []struct {
 	{"EmptyNeverFalselyTrue/next0=false,next1=true", scenarioEmptyNeverFalselyTrue(false, true), true},
 	{"EmptyNeverFalselyTrue/next0=true,next1=false", scenarioEmptyNeverFalselyTrue(true, false), true},
 	{"EmptyNeverFalselyTrue/next0=false,next1=false", scenarioEmptyNeverFalselyTrue(false, false), true},
+	{"PutBatchVsThief", scenarioPutBatchVsThief, true},
 	{"DrainVsGrab", scenarioDrainVsGrab, true},
 	{"OverflowToGlobal", scenarioOverflowToGlobal, true},
 	{"StealIntoHalfFullWhileVictimWraps", scenarioStealIntoHalfFullWhileVictimWraps, true},
@@ -556,7 +614,8 @@ func BenchmarkExplore(b *testing.B) {
 // take less: a history that is not linearizable against the real-time
 // order of the stamps, and that the algorithm tolerates, since a steal
 // only ever finds less. So under RC11 a scenario checks conservation, every
-// item consumed exactly once, and not its history.
+// item consumed exactly once, and publication, every item's payload seen by
+// its consumer, and not its history.
 var weakScenarios bool
 
 // TestRunqScenariosRC11 explores every scenario under the weak memory

@@ -232,20 +232,96 @@ func TestWeakLitmusApproximationsErrOnTheStrongSide(t *testing.T) {
 		t.Errorf("a failed CAS read a stale store; the approximation says it reads the latest")
 	}
 
-	// An SC store joins the view that fences share, so a fence after it
-	// in S orders the storing thread's earlier relaxed store too; under
-	// RC11 only the SC store itself is ordered, and r may be 0.
-	seen = weakOutcomesWithin(t, 2, func(report func(string)) {
-		var x, z, flag xsync.Uint32
-		th := explore.Go(func() { x.StoreRelaxed(1); z.Store(1); flag.Store(1) })
-		for flag.LoadRelaxed() == 0 {
-			xsync.Spin()
-		}
+	// S is the order of execution. Here RC11 may put the fence before
+	// x's SC store in S (nothing orders them: y's store is relaxed, and
+	// the reader's fence has no release to acquire), and then the reader
+	// may read x's initial 0 after it saw y = 1. The explorer puts the SC
+	// store first, as it ran first, and the fence then forbids the 0.
+	seen = weakOutcomes(t, func(report func(string)) {
+		var x, y xsync.Uint32
+		th := explore.Go(func() { x.Store(1); y.StoreRelaxed(1) })
+		r1 := y.LoadRelaxed()
 		xsync.FenceSC()
-		report(fmt.Sprint(x.LoadRelaxed()))
+		r2 := x.LoadRelaxed()
 		th.Join()
+		report(fmt.Sprintf("%d %d", r1, r2))
 	})
-	if seen["0"] {
-		t.Errorf("the fence did not order the relaxed store before the SC store; the approximation says it does")
+	if seen["1 0"] {
+		t.Errorf("the fence went before an SC store that ran first; the approximation says S is the order of execution")
 	}
+	verdict(t, seen, "0 0", true)
+	verdict(t, seen, "1 1", true)
+}
+
+// The rules of SC fences (RC11's psc), each in a shape where it alone
+// decides the outcome: store buffering with a fence on one side and SC
+// accesses on the other, the acquire side of a fence, and fence-fence.
+func TestWeakLitmusSCFences(t *testing.T) {
+	// sbOneFence: x's relaxed store, a fence, y's relaxed load on one
+	// side; y's store (SC or relaxed) then x's SC load on the other.
+	sbOneFence := func(storeY func(*xsync.Uint32, uint32)) func(func(string)) {
+		return func(report func(string)) {
+			var x, y xsync.Uint32
+			var r2 uint32
+			th := explore.Go(func() {
+				storeY(&y, 1)
+				r2 = x.Load()
+			})
+			x.StoreRelaxed(1)
+			xsync.FenceSC()
+			r1 := y.LoadRelaxed()
+			th.Join()
+			report(fmt.Sprintf("%d %d", r1, r2))
+		}
+	}
+	// With an SC store, whichever of the fence and the SC store comes first
+	// in S, a load on the far side sees the other store: forbidden.
+	verdict(t, weakOutcomes(t, sbOneFence((*xsync.Uint32).Store)), "0 0", false)
+	// With a relaxed store, nothing orders y's store with the fence:
+	// allowed.
+	verdict(t, weakOutcomes(t, sbOneFence((*xsync.Uint32).StoreRelaxed)), "0 0", true)
+
+	// SB with relaxed accesses and a fence on each side: forbidden; with
+	// the fence on one side only: allowed.
+	sbRelaxed := func(fence0, fence1 bool) func(func(string)) {
+		return func(report func(string)) {
+			var x, y xsync.Uint32
+			var r2 uint32
+			th := explore.Go(func() {
+				y.StoreRelaxed(1)
+				if fence1 {
+					xsync.FenceSC()
+				}
+				r2 = x.LoadRelaxed()
+			})
+			x.StoreRelaxed(1)
+			if fence0 {
+				xsync.FenceSC()
+			}
+			r1 := y.LoadRelaxed()
+			th.Join()
+			report(fmt.Sprintf("%d %d", r1, r2))
+		}
+	}
+	verdict(t, weakOutcomes(t, sbRelaxed(true, true)), "0 0", false)
+	verdict(t, weakOutcomes(t, sbRelaxed(true, false)), "0 0", true)
+
+	// MP through a fence: a relaxed load that reads a release store, then
+	// a fence, synchronizes with the store (the fence acquires): the data
+	// written before the release is seen. Without the fence it may not be.
+	mp := func(fence bool) func(func(string)) {
+		return func(report func(string)) {
+			var data, flag xsync.Uint32
+			th := explore.Go(func() { data.StoreRelaxed(1); flag.StoreRel(1) })
+			r1 := flag.LoadRelaxed()
+			if fence {
+				xsync.FenceSC()
+			}
+			r2 := data.LoadRelaxed()
+			th.Join()
+			report(fmt.Sprintf("%d %d", r1, r2))
+		}
+	}
+	verdict(t, weakOutcomes(t, mp(true)), "1 0", false)
+	verdict(t, weakOutcomes(t, mp(false)), "1 0", true)
 }

@@ -385,8 +385,9 @@ top:
 
 	// The delicate dance: a spinning M stops spinning first and only then
 	// looks at every queue again. A submitter publishes its task first and
-	// then looks at nmspinning; the decrement and its load are ordered by
-	// the atomic read-modify-write, so one of the two sees the other.
+	// then looks at nmspinning. Each side puts a StoreLoad barrier between
+	// its store and its loads (FenceSC, see the package doc), so one of the
+	// two sees the other.
 	wasSpinning := mp.spinning
 	if mp.spinning {
 		mp.spinning = false
