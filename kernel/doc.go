@@ -91,12 +91,24 @@
 // and no M spins, trusting a spinning M to find the task. Both sides follow
 // a two-step pattern, and one of them always sees the other:
 //
-//   - submitter: (1) publish the task (local or global queue); (2) a
-//     sequentially consistent read-modify-write or load; (3) look at
+//   - submitter: (1) publish the task (the local queue's tail with a
+//     release store, or the global queue under the lock); (2) a
+//     sequentially consistent fence (xsync.FenceSC, in wakep); (3) look at
 //     nmspinning, and wakep if it is zero;
-//   - spinner giving up: (1) drop the P and decrement nmspinning, an atomic
-//     read-modify-write; (2) look at the global queue and at every busy P's
-//     local queue again; take an idle P and spin again if any has work.
+//   - spinner giving up: (1) drop the P and decrement nmspinning, a
+//     sequentially consistent read-modify-write; (2) look at the global
+//     queue and at every busy P's local queue again, with sequentially
+//     consistent loads; take an idle P and spin again if any has work.
+//
+// Each side needs a StoreLoad barrier between its store and its loads. In
+// the C/C++ memory model (RC11) a release store followed by a load is not
+// one, so the submitter's side has the fence; the spinner's side needs none,
+// since two sequentially consistent accesses stay in order. The explorer's
+// RC11 mode checks both (the seeded bug wakep-no-fence is reported by the
+// RC11 kernel models). On hardware the fence costs nothing in the default
+// build: there every xsync store is sync/atomic's, an XCHG on amd64, an
+// STLR on arm64 that the following LDAR of nmspinning may not pass, and on
+// ppc64 the load of nmspinning begins with a SYNC, as in the runtime.
 //
 // Checking before decrementing loses wakeups (a task published between the
 // check and the decrement finds nmspinning non-zero and no spinner will

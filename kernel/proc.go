@@ -385,18 +385,19 @@ top:
 
 	// The delicate dance: a spinning M stops spinning first and only then
 	// looks at every queue again. A submitter publishes its task first and
-	// then looks at nmspinning. Each side puts a StoreLoad barrier between
-	// its store and its loads (FenceSC, see the package doc), so one of the
-	// two sees the other.
+	// then looks at nmspinning. Each side needs a StoreLoad barrier between
+	// its store and its loads, so that one of the two sees the other (see
+	// the package doc).
 	wasSpinning := mp.spinning
 	if mp.spinning {
 		mp.spinning = false
 		if k.nmspinning.Add(-1) < 0 {
 			throw("findRunnable: negative nmspinning")
 		}
-		// The spinner's side of the handshake: the decrement, a StoreLoad
-		// barrier, then the queues.
-		xsync.FenceSC()
+		// The spinner's side of the handshake needs no fence: the decrement
+		// is a sequentially consistent read-modify-write and the recheck's
+		// loads (runq's Empty, idle) are sequentially consistent, and two SC
+		// accesses keep their order.
 		if gp, pp := k.recheckNoP(); pp != nil {
 			k.acquirep(mp, pp)
 			k.becomeSpinning(mp)

@@ -43,15 +43,17 @@ type campaignVerifier struct {
 // its quick tests (the litmus tests, the engine's own and the runq
 // scenarios, about a second) and the kernel models (about fifteen), so that
 // a runq mutant does not wait for the models to pass before the scenarios
-// that kill it run.
+// that kill it run; the kernel models run twice, sequentially consistent
+// and under RC11, as two verifiers.
 func mutantVerifiers() []campaignVerifier {
 	const explore = "vsched_explore"
 	return []campaignVerifier{
 		{name: "proptest", pkgs: []string{"./proptest"}, args: []string{"-skip", "^TestKnownBad"}},
 		{name: "fuzz seeds", pkgs: []string{"./fuzz"}, args: []string{"-run", "^Fuzz"}},
-		{name: "explore", tags: explore, pkgs: []string{"./explore"}, args: []string{"-skip", "^(TestKnownBad|TestKernelModels$)"}},
-		{name: "explore slots", tags: explore, pkgs: []string{"./netpoll"}, args: []string{"-run", "^TestWaitSlotModels$"}},
+		{name: "explore", tags: explore, pkgs: []string{"./explore"}, args: []string{"-skip", "^(TestKnownBad|TestKernelModels(RC11)?$)"}},
+		{name: "explore slots", tags: explore, pkgs: []string{"./netpoll"}, args: []string{"-run", "^TestWaitSlotModels(RC11)?$"}},
 		{name: "explore models", tags: explore, pkgs: []string{"./explore"}, args: []string{"-run", "^TestKernelModels$"}},
+		{name: "explore models rc11", tags: explore, pkgs: []string{"./explore"}, args: []string{"-run", "^TestKernelModelsRC11$"}},
 		{name: "tests", args: []string{"-skip", "^TestKnownBad"}},
 		{name: "stress", pkgs: []string{"./runq"}, slow: true,
 			args: []string{"-run", "^(TestConcurrentStealsConsumeEveryItemExactlyOnce|TestEmptyNeverFalselyTrue)$", "-count", "5"}},

@@ -11,10 +11,11 @@ import (
 // calling goroutine after it is ordered before one before it, and the fences
 // of all goroutines are in one total order that agrees with what they see.
 // It states where an algorithm needs a StoreLoad barrier between weaker
-// operations. In the default build every operation here is sequentially
-// consistent already (sync/atomic), so the fence has nothing to add and
-// compiles to nothing; the explorer's weak memory model (RC11) gives it its
-// meaning.
+// operations. In the default build every operation here but StoreRelaxed
+// is sequentially consistent already (sync/atomic), so the fence has
+// nothing to add and compiles to nothing; it does not order a
+// StoreRelaxed, a plain store (see the package doc). The explorer's weak
+// memory model (RC11) gives it its meaning.
 func FenceSC() {}
 
 // Uint32 is an atomic uint32.
