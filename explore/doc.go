@@ -97,14 +97,39 @@
 // to do three times running is a monitor waiting for work that never
 // comes.
 //
-// # Memory model
+// # Memory models
 //
-// The explorer is sequentially consistent: a load sees the latest store.
-// That is exact for the default build, whose atomics are sync/atomic and
-// sequentially consistent on every platform. The acquire and release names
-// in xsync document intent; the explorer does not check that weaker orders
-// would suffice, and it does not see data races on plain memory (go test
-// -race does).
+// [Config.Memory] chooses how loads see stores. Under [SC], the zero value,
+// every xsync operation is sequentially consistent and a load sees the
+// latest store: exact for the default build, whose atomics are
+// sync/atomic's. Under [RC11], the repaired C/C++ model (Lahav et al.,
+// PLDI 2017), each operation runs with exactly the order its xsync name
+// says (LoadAcq an acquire, StoreRelaxed relaxed, FenceSC a fence), and a
+// load may read an older store of its location when coherence and
+// happens-before allow it: which store it reads is a choice of the search,
+// like which thread runs, and a failure's trace marks a load that read a
+// stale store and says how many newer ones it skipped. The lock, a Note and
+// a thread's start and join synchronize as their names promise (a lock
+// acquire reads from the last unlock). So a call site whose order is weaker
+// than its algorithm needs fails under RC11: that is what answers "is
+// this order enough on arm64 or ppc64?".
+//
+// Each load that reads a store other than the latest, and each store put
+// before the latest in its location's order, spends one of the execution's
+// stale choices; [Config.MaxStale] bounds them as MaxPreemptions bounds
+// preemptions (default 2, or VSCHED_MAX_STALE); a complete search is
+// complete within both bounds, and [Summary] names both. [Config.Orders] weakens a call site
+// without rebuilding the code; TestOrderMinimality uses it to find the
+// weakest order each site of runq, kernel and netpoll needs.
+//
+// The model is checked by a litmus suite (MP, SB, LB, IRIW, WRC, 2+2W,
+// CoRR, RMW atomicity, SC fences; docs/VERIFICATION.md has the verdicts):
+// every outcome RC11 forbids must never show, every outcome it allows must
+// be found. It errs only on the strong side, in two ways that litmus tests
+// pin: a compare-and-swap that fails reads the latest store, and the total
+// order of SC operations and fences is the order in which they execute.
+// Beyond the litmus suite the model is not proven to agree with RC11.
+// Neither model sees data races on plain memory (go test -race does).
 //
 // Only one exploration runs at a time in a process, and while it runs, every
 // call of xsync is taken to come from the running thread: do not mark

@@ -587,18 +587,25 @@ func TestRunqScenariosWithoutReduction(t *testing.T) {
 }
 
 // BenchmarkExplore reports the executions per second of the search on a
-// fixed scenario, with and without sleep sets.
+// fixed scenario: with sleep sets under SC and under RC11, and without
+// reduction under SC.
 func BenchmarkExplore(b *testing.B) {
 	for _, cfg := range []struct {
 		name string
 		cfg  explore.Config
-	}{{"reduction=sleepsets", explore.Config{}}, {"reduction=none", explore.Config{NoReduction: true}}} {
+	}{
+		{"reduction=sleepsets/memory=sc", explore.Config{}},
+		{"reduction=sleepsets/memory=rc11", explore.Config{Memory: explore.RC11}},
+		{"reduction=none/memory=sc", explore.Config{NoReduction: true}},
+	} {
 		b.Run("scenario=TokioBasic/"+cfg.name, func(b *testing.B) {
+			weakScenarios = cfg.cfg.Memory == explore.RC11
+			defer func() { weakScenarios = false }()
 			executions := 0
 			for b.Loop() {
 				res, err := explore.Run(cfg.cfg, scenarioTokioBasic)
-				if err != nil || res.Failure != nil {
-					b.Fatal(err, res.Failure)
+				if err != nil || res.Failure != nil || !res.Complete {
+					b.Fatal(err, explore.Summary(res))
 				}
 				executions += res.Executions + res.Pruned
 			}

@@ -184,7 +184,8 @@ func TestWeakLitmusRMWIsAtomic(t *testing.T) {
 // SB with a release store and a sequentially consistent load on each side,
 // the shape of the kernel's publish-then-check handshake when its store is
 // only a release: RC11 allows both loads to miss. An SC fence between the
-// store and the load on each side forbids it, and so do SC stores.
+// store and the load on each side forbids it, and so do SC stores; so does
+// a fence on the release side alone when the other side's accesses are SC.
 func TestWeakLitmusHandshakeNeedsMoreThanARelease(t *testing.T) {
 	sb := func(store func(*xsync.Uint32, uint32), fence bool) func(func(string)) {
 		return func(report func(string)) {
@@ -210,6 +211,32 @@ func TestWeakLitmusHandshakeNeedsMoreThanARelease(t *testing.T) {
 	verdict(t, weakOutcomes(t, sb((*xsync.Uint32).StoreRel, true)), "0 0", false)
 	verdict(t, weakOutcomes(t, sb((*xsync.Uint32).StoreRelaxed, true)), "0 0", false)
 	verdict(t, weakOutcomes(t, sb((*xsync.Uint32).Store, false)), "0 0", false)
+
+	// The kernel's handshake as it is written: the submitter publishes
+	// with a release store, fences, and loads nmspinning; the spinner
+	// decrements nmspinning with an SC read-modify-write and loads the
+	// queue with an SC load, no fence. Forbidden; without the submitter's
+	// fence, allowed.
+	kernel := func(fence bool) func(func(string)) {
+		return func(report func(string)) {
+			var tail, nmspinning xsync.Uint32
+			nmspinning.Store(1)
+			var sawTail uint32
+			th := explore.Go(func() {
+				nmspinning.Add(^uint32(0))
+				sawTail = tail.Load()
+			})
+			tail.StoreRel(1)
+			if fence {
+				xsync.FenceSC()
+			}
+			sawSpinner := nmspinning.Load()
+			th.Join()
+			report(fmt.Sprintf("%d %d", sawSpinner, sawTail))
+		}
+	}
+	verdict(t, weakOutcomes(t, kernel(true)), "1 0", false)
+	verdict(t, weakOutcomes(t, kernel(false)), "1 0", true)
 }
 
 // The model's approximations, each on the strong side: an outcome RC11
