@@ -91,7 +91,13 @@ type Desc struct {
 	seq uint32 // the registration's tag in the epoll data word
 
 	r, w slot
-	info xsync.Uint32 // infoClosing | infoReadExpired | infoWriteExpired
+	// info is infoClosing | infoReadExpired | infoWriteExpired. Only
+	// holders of mu change it, so they read it relaxed; every store and
+	// checkErr's load are SC: Close and expire store a bit and then look
+	// at the slot, PrepareWait announces a wait and then loads the bits,
+	// a store-buffering handshake (the mutants close-flag-release and
+	// checkerr-load-acquire break it).
+	info xsync.Uint32
 	// exc is 1 once a Poll has seen an exceptional condition on the
 	// descriptor (see Exceptional).
 	exc xsync.Uint32
@@ -272,7 +278,7 @@ func (d *Desc) Close() error {
 	d.closing = true
 	d.rseq++
 	d.wseq++
-	d.info.Store(d.info.Load() | infoClosing)
+	d.info.Store(d.info.LoadRelaxed() | infoClosing)
 	rw := d.unblock(Read, false)
 	ww := d.unblock(Write, false)
 	d.mu.Unlock()
@@ -329,10 +335,10 @@ func (d *Desc) setDeadline(mode Mode, t time.Time) error {
 	s := *seq
 	var woken *Waiter
 	if expired {
-		d.info.Store(d.info.Load() | bit)
+		d.info.Store(d.info.LoadRelaxed() | bit)
 		woken = d.unblock(mode, false)
 	} else {
-		d.info.Store(d.info.Load() &^ bit)
+		d.info.Store(d.info.LoadRelaxed() &^ bit)
 	}
 	// The timer changes under d.mu too, so that concurrent changes reach
 	// it in the order of their sequence numbers: else the timer could be
@@ -386,6 +392,6 @@ func (d *Desc) expire(mode Mode, seq uint32) *Waiter {
 	// that got as far as here anyway only sets the bit again.)
 	tm.due = 0
 	d.p.stopTimer(tm)
-	d.info.Store(d.info.Load() | bit)
+	d.info.Store(d.info.LoadRelaxed() | bit)
 	return d.unblock(mode, false)
 }

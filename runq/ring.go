@@ -15,18 +15,33 @@ import (
 type ring struct {
 	_ cpu.CacheLinePad
 	// head is the index of the oldest ring item. Consumers (the owner and
-	// thieves) move it forward by CAS.
+	// thieves) move it forward by CAS-release, so that a reader of the new
+	// head also sees the tail that brought those items (relaxed, Empty can
+	// call a queue empty that is not; see the minimality table in
+	// docs/VERIFICATION.md). Its loads are acquire, as in the runtime:
+	// RC11 would let them be relaxed (it has no load buffering, so a
+	// thief's read of a slot cannot see the owner's later overwrite), C11
+	// and compilers that drop control dependencies would not. Empty and
+	// Len load it SC (see Empty).
 	head xsync.Uint32
 	_    cpu.CacheLinePad
 	// tail is the index one past the newest ring item. Only the owner
-	// stores it.
+	// stores it, with release, publishing the slots (relaxed, a thief may
+	// read a slot before its item: mutants put-tail-relaxed and the like);
+	// the owner reads it relaxed, as its only writer; a thief acquires it
+	// (grab-tail-relaxed); Empty and Len load it SC.
 	tail xsync.Uint32
 	_    cpu.CacheLinePad
 	// runnext is the item to run next, or nil. Only the owner stores a
-	// non-nil value; thieves may CAS it to nil.
+	// non-nil value, by an SC swap; consumers take it by an SC CAS (acq_rel
+	// would do, relaxed would not: get-runnext-relaxed); every load is SC.
+	// The default build has no cheaper swap or CAS to give.
 	runnext xsync.UnsafePointer
 	_       cpu.CacheLinePad
-	slots   [Size]xsync.UnsafePointer
+	// slots hold the items. Only the owner writes them, relaxed (a plain
+	// store in the default build), and reads them relaxed; a thief reads
+	// them relaxed too, after the acquire of tail that published them.
+	slots [Size]xsync.UnsafePointer
 	// overflow holds the batch the last overflowing put returned. Only the
 	// owner touches it.
 	overflow [Size/2 + 1]unsafe.Pointer
@@ -52,7 +67,7 @@ func (r *ring) put(g unsafe.Pointer, next bool) []unsafe.Pointer {
 	}
 	for {
 		h := r.head.LoadAcq() // load-acquire, synchronize with consumers
-		t := r.tail.Load()    // only the owner writes tail
+		t := r.tail.LoadRelaxed()
 		if t-h < Size {
 			r.slots[t%Size].StoreRelaxed(g)
 			r.tail.StoreRel(t + 1) // store-release, makes the item available for consumption
@@ -75,7 +90,7 @@ func (r *ring) putSlow(g unsafe.Pointer, h, t uint32) []unsafe.Pointer {
 	}
 	batch := r.overflow[:n+1]
 	for i := range n {
-		batch[i] = r.slots[(h+i)%Size].Load()
+		batch[i] = r.slots[(h+i)%Size].LoadRelaxed()
 	}
 	if !r.head.CasRel(h, h+n) { // cas-release, commits consume
 		return nil
@@ -94,7 +109,7 @@ func (r *ring) putBatch(gs []unsafe.Pointer) []unsafe.Pointer {
 		}
 	}
 	h := r.head.LoadAcq() // load-acquire, synchronize with consumers
-	t := r.tail.Load()
+	t := r.tail.LoadRelaxed()
 	n := 0
 	for n < len(gs) && t-h < Size {
 		r.slots[t%Size].StoreRelaxed(gs[n])
@@ -119,11 +134,11 @@ func (r *ring) get() (unsafe.Pointer, bool) {
 	}
 	for {
 		h := r.head.LoadAcq() // load-acquire, synchronize with other consumers
-		t := r.tail.Load()
+		t := r.tail.LoadRelaxed()
 		if t == h {
 			return nil, false
 		}
-		g := r.slots[h%Size].Load()
+		g := r.slots[h%Size].LoadRelaxed()
 		if r.head.CasRel(h, h+1) { // cas-release, commits consume
 			return g, false
 		}
@@ -137,7 +152,7 @@ func (r *ring) drain(dst []unsafe.Pointer) []unsafe.Pointer {
 	}
 	for {
 		h := r.head.LoadAcq() // load-acquire, synchronize with other consumers
-		t := r.tail.Load()
+		t := r.tail.LoadRelaxed()
 		n := t - h
 		if n == 0 {
 			return dst
@@ -147,7 +162,7 @@ func (r *ring) drain(dst []unsafe.Pointer) []unsafe.Pointer {
 		}
 		if r.head.CasRel(h, t) { // cas-release, commits consume
 			for i := range n {
-				dst = append(dst, r.slots[(h+i)%Size].Load())
+				dst = append(dst, r.slots[(h+i)%Size].LoadRelaxed())
 			}
 			return dst
 		}
@@ -192,11 +207,11 @@ func (r *ring) grab(dst *ring, dstHead uint32, batch []unsafe.Pointer, stealRunN
 		}
 		if dst != nil {
 			for i := range n {
-				dst.slots[(dstHead+i)%Size].StoreRelaxed(r.slots[(h+i)%Size].Load())
+				dst.slots[(dstHead+i)%Size].StoreRelaxed(r.slots[(h+i)%Size].LoadRelaxed())
 			}
 		} else {
 			for i := range n {
-				batch[i] = r.slots[(h+i)%Size].Load()
+				batch[i] = r.slots[(h+i)%Size].LoadRelaxed()
 			}
 		}
 		if r.head.CasRel(h, h+n) { // cas-release, commits consume
@@ -208,7 +223,7 @@ func (r *ring) grab(dst *ring, dstHead uint32, batch []unsafe.Pointer, stealRunN
 // steal is runqsteal, with the room check moved before the grab. Executed
 // only by the owner of dst.
 func (r *ring) steal(dst *ring, stealRunNext bool, pause func()) unsafe.Pointer {
-	t := dst.tail.Load()
+	t := dst.tail.LoadRelaxed()
 	if used := t - dst.head.LoadAcq(); used > Size/2 {
 		panic(fmt.Sprintf("runq: Queue.StealInto: destination lacks room: it holds %d ring items, a steal may bring Size/2 = %d", used, Size/2))
 	}
@@ -217,7 +232,7 @@ func (r *ring) steal(dst *ring, stealRunNext bool, pause func()) unsafe.Pointer 
 		return nil
 	}
 	n--
-	g := dst.slots[(t+n)%Size].Load()
+	g := dst.slots[(t+n)%Size].LoadRelaxed()
 	if n == 0 {
 		return g
 	}
@@ -227,7 +242,10 @@ func (r *ring) steal(dst *ring, stealRunNext bool, pause func()) unsafe.Pointer 
 	return g
 }
 
-// empty is runqempty. Can be executed by any goroutine.
+// empty is runqempty. Can be executed by any goroutine. Its loads are SC:
+// a spinning M that gives up decrements nmspinning (an SC read-modify-write)
+// and then asks Empty of every queue, and only SC loads stay ordered after
+// the decrement (mutant empty-loads-acquire).
 func (r *ring) empty() bool {
 	for {
 		h := r.head.Load()
