@@ -102,8 +102,11 @@ func remoteSubmitVsLastSpinner() {
 // which wakes it at any moment: before Park returns, before the park
 // commits after the function returned, or after. The task must run exactly
 // twice, and its second run must see what its first wrote: the task counts
-// its runs and hands its Waker out with relaxed operations, so under RC11
-// only the kernel (the park commit, the Wake, the queue) orders the runs.
+// its runs with relaxed operations, so under RC11 only the kernel (the park
+// commit, the Wake, the queue) orders the runs. The Waker is handed out by
+// a release store and an acquire load, the least that any hand-over in Go
+// gives (channels, mutexes and sync/atomic all synchronize); a relaxed one
+// would let the waker read a park state older than the Park it was handed.
 func wakeVsParkCommit() {
 	k := newModelKernel(2)
 	var w xsync.Pointer[kernel.Waker]
@@ -112,13 +115,13 @@ func wakeVsParkCommit() {
 		n := runs.LoadRelaxed() + 1
 		runs.StoreRelaxed(n)
 		if n == 1 {
-			w.StoreRelaxed(c.Park())
+			w.StoreRel(c.Park())
 		}
 	})
-	for w.LoadRelaxed() == nil {
+	for w.LoadAcq() == nil {
 		xsync.Spin()
 	}
-	w.LoadRelaxed().Wake()
+	w.LoadAcq().Wake()
 	drain(k)
 	n := runs.Load()
 	explore.Assertf(n == 2, "the parked task ran %d times, want twice", n)
