@@ -130,6 +130,19 @@
 // back in one critical section of the lock, and no model yet reaches a
 // schedule in which only the last spinner's look would lose a task.
 //
+// # Memory orders
+//
+// The kernel's own atomics are sequentially consistent, the runtime's
+// choice for its scheduler state, except where a comment at the access
+// says otherwise (the fence in wakep, the per-P counters that only their P
+// writes). In the default build that costs nothing beyond what a weaker
+// order would: sync/atomic has only SC operations. For the weak machines,
+// the explorer's RC11 mode and its minimality table (docs/VERIFICATION.md)
+// say which accesses need SC: a weakened nmspinning decrement, npidle or
+// monitor state, among others, loses a wakeup or deadlocks a model; for
+// most others the capped searches of the kernel models find no
+// counterexample, which is not proof enough to weaken them.
+//
 // # Block and the monitor
 //
 // [Ctx.Block] is the runtime's entersyscall/exitsyscall. With the default
