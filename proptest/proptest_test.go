@@ -8,6 +8,8 @@ import (
 
 func TestQueueMatchesSpec(t *testing.T) { rapid.Check(t, CheckQueue) }
 
+func TestQueueOverflowsMatchSpec(t *testing.T) { rapid.Check(t, CheckQueueOverflows) }
+
 func TestGlobalMatchesSpec(t *testing.T) { rapid.Check(t, CheckGlobal) }
 
 func TestOrderVisitsEveryPositionOnce(t *testing.T) {

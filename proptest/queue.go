@@ -56,7 +56,17 @@ var counterStart = rapid.OneOf(
 // 2^32; overflow and leftovers go to the global queue. After every step the
 // lengths, emptiness, counter bounds and monotonicity are compared, and at
 // the end everything is drained and the ledger must balance.
-func CheckQueue(t *rapid.T) {
+//
+// FuzzQueue decodes its committed corpus through CheckQueue's choice of
+// actions, so that set stays as it is; [CheckQueueOverflows] adds one.
+func CheckQueue(t *rapid.T) { checkQueue(t, false) }
+
+// CheckQueueOverflows is [CheckQueue] with one more owner operation: Puts
+// until one overflows, the path of runqputslow, which random batch sizes
+// reach in only some runs.
+func CheckQueueOverflows(t *rapid.T) { checkQueue(t, true) }
+
+func checkQueue(t *rapid.T, overflows bool) {
 	s := &queueSystem{
 		owner:     new(runq.Queue[item]),
 		thief:     new(runq.Queue[item]),
@@ -69,7 +79,7 @@ func CheckQueue(t *rapid.T) {
 		q.TestHookStartAt(testhook.Key{}, start)
 		s.lastCounters[i] = [2]uint32{start, start}
 	}
-	t.Repeat(map[string]func(*rapid.T){
+	actions := map[string]func(*rapid.T){
 		"Put":            s.put,
 		"PutBatch":       s.putBatch,
 		"Get":            s.get,
@@ -81,7 +91,11 @@ func CheckQueue(t *rapid.T) {
 		"GlobalGetBatch": s.globalGetBatch,
 		"GlobalPutHead":  s.globalPutHead,
 		"":               s.check,
-	})
+	}
+	if overflows {
+		actions["PutUntilOverflow"] = s.putUntilOverflow
+	}
+	t.Repeat(actions)
 	s.drainAll(t)
 }
 
@@ -93,8 +107,20 @@ func (s *queueSystem) toGlobal(gs []*item) {
 }
 
 func (s *queueSystem) put(t *rapid.T) {
+	s.putOne(t, rapid.Bool().Draw(t, "next"))
+}
+
+// putUntilOverflow puts into the ring until a put overflows: the path of
+// runqputslow, which random batch sizes reach only now and then.
+func (s *queueSystem) putUntilOverflow(t *rapid.T) {
+	for len(s.putOne(t, false)) == 0 {
+	}
+}
+
+// putOne puts one new item, compares the overflow with the model's, sends
+// it to the global queue and returns it.
+func (s *queueSystem) putOne(t *rapid.T, next bool) []*item {
 	g := s.items.enter(t)
-	next := rapid.Bool().Draw(t, "next")
 	ringLen := s.ownerSpec.RingLen()
 	_, hadRunNext := s.ownerSpec.RunNext()
 	want := s.ownerSpec.Put(g.id, next)
@@ -104,6 +130,7 @@ func (s *queueSystem) put(t *rapid.T) {
 	}
 	equalIDs(t, "Put overflow", want, ids(got))
 	s.toGlobal(got)
+	return got
 }
 
 func (s *queueSystem) putBatch(t *rapid.T) {
