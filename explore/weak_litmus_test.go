@@ -179,6 +179,20 @@ func TestWeakLitmusRMWIsAtomic(t *testing.T) {
 	})
 	verdict(t, seen, "1", false)
 	verdict(t, seen, "2", true)
+
+	// A plain store racing a read-modify-write may go before or after it
+	// in mo, but never between the RMW and the store it read: "0 1" (the
+	// RMW read 0, and 5 came between) is forbidden.
+	seen = weakOutcomes(t, func(report func(string)) {
+		var x xsync.Uint32
+		th := explore.Go(func() { x.StoreRelaxed(5) })
+		r := x.Add(1) - 1
+		th.Join()
+		report(fmt.Sprintf("%d %d", r, x.Load()))
+	})
+	verdict(t, seen, "0 1", false)
+	verdict(t, seen, "0 5", true)
+	verdict(t, seen, "5 6", true)
 }
 
 // SB with a release store and a sequentially consistent load on each side,

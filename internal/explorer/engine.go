@@ -304,6 +304,7 @@ type execution struct {
 	quietThread *thread                // the thread that took the last of them
 	cleanups    []func()               // Cleanup's, run once the execution is over
 	mem         *memory                // the weak memory model's state, or nil under SC
+	places      []int                  // weakStore's scratch list of places
 	stale       int                    // stale choices made
 	over        chan struct{}
 	outcome     outcome

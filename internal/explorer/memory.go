@@ -178,8 +178,9 @@ type store struct {
 	epoch uint32 // by's clock at the store
 	msg   vclock // the view it releases, when rel
 	rel   bool
-	mo    int // its place in the modification order
-	step  int // the trace step that stored it, when tracing
+	rmw   bool // stored by a read-modify-write, right after the store it read
+	mo    int  // its place in the modification order
+	step  int  // the trace step that stored it, when tracing
 }
 
 // readRec is a read of a location by one thread: the store it read, and the
@@ -366,8 +367,19 @@ func (e *execution) weakLoad(t *thread, addr unsafe.Pointer, k Kind, ord Order, 
 func (e *execution) weakStore(t *thread, addr unsafe.Pointer, k Kind, ord Order, v Value, ev *Event) {
 	l := e.loc(addr, k)
 	f := e.floor(l, t, ord == SeqCst)
+	// The places the store may take, latest first: after the mo-latest
+	// store, or before any later store it does not know of, except right
+	// before a read-modify-write's store, which stays next to the store
+	// it read (RMW atomicity).
 	n := min(len(l.mo)-f.mo, maxChoices)
-	alt := e.choose(n)
+	places := e.places[:0]
+	for alt := range n {
+		if alt == 0 || !l.mo[len(l.mo)-alt].rmw {
+			places = append(places, alt)
+		}
+	}
+	e.places = places
+	alt := places[e.choose(len(places))]
 	s := e.newStore(t, v, ord)
 	at := len(l.mo) - alt
 	old := l.mo[len(l.mo)-1].v
@@ -418,6 +430,7 @@ func (e *execution) weakRMW(t *thread, addr unsafe.Pointer, k Kind, ord Order, o
 		return last.v
 	}
 	s := e.newStore(t, nv, ord)
+	s.rmw = true
 	if last.rel { // the release sequence goes on through the RMW
 		if s.rel {
 			s.msg.join(&last.msg)
