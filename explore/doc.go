@@ -102,7 +102,7 @@
 // [Config.Memory] chooses how loads see stores. Under [SC], the zero value,
 // every xsync operation is sequentially consistent and a load sees the
 // latest store: exact for the default build, whose atomics are
-// sync/atomic's. Under [RC11], the repaired C/C++ model (Lahav et al.,
+// sync/atomic's (except StoreRelaxed, a plain store there). Under [RC11], the repaired C/C++ model (Lahav et al.,
 // PLDI 2017), each operation runs with exactly the order its xsync name
 // says (LoadAcq an acquire, StoreRelaxed relaxed, FenceSC a fence), and a
 // load may read an older store of its location when coherence and
@@ -119,15 +119,17 @@
 // stale choices; [Config.MaxStale] bounds them as MaxPreemptions bounds
 // preemptions (default 2, or VSCHED_MAX_STALE); a complete search is
 // complete within both bounds, and [Summary] names both. [Config.Orders] weakens a call site
-// without rebuilding the code; TestOrderMinimality uses it to find the
-// weakest order each site of runq, kernel and netpoll needs.
+// without rebuilding the code; TestOrderMinimality uses it to test, site
+// by site, whether an order weaker than the named one breaks a model.
 //
 // The model is checked by a litmus suite (MP, SB, LB, IRIW, WRC, 2+2W,
 // CoRR, RMW atomicity, SC fences; docs/VERIFICATION.md has the verdicts):
-// every outcome RC11 forbids must never show, every outcome it allows must
-// be found. It errs only on the strong side, in two ways that litmus tests
-// pin: a compare-and-swap that fails reads the latest store, and the total
-// order of SC operations and fences is the order in which they execute.
+// each test asserts the verdict of its outcomes: one that RC11 forbids must
+// never show, one that it allows must be found. Where it approximates, it
+// errs on the strong side: a compare-and-swap that fails reads the latest
+// store, the total order of SC operations and fences is the order in which
+// they execute (both pinned by litmus tests), and a load chooses among at
+// most the 64 latest stores.
 // Beyond the litmus suite the model is not proven to agree with RC11.
 // Neither model sees data races on plain memory (go test -race does).
 //

@@ -293,10 +293,10 @@ func submitVsStaleNeedspinning() {
 // and gives up. The spawn publishes the child with the ring's release
 // store of tail and then looks at nmspinning; the spinner decrements
 // nmspinning and then looks at the ring. Under the weak memory model both
-// loads may miss the other side's store (store buffering) unless a
-// StoreLoad barrier separates each side's store and load: the kernel's
-// two FenceSCs. Under sequential consistency one side always sees the
-// other.
+// loads may miss the other side's store (store buffering) unless the
+// submitter has a StoreLoad barrier (wakep's FenceSC); the spinner's SC
+// decrement and SC loads need none. Under sequential consistency one side
+// always sees the other.
 func spawnIntoRingVsSpinner() {
 	k := newModelKernel(2)
 	var release xsync.Note

@@ -17,7 +17,8 @@ import (
 // the classic shapes, each in the orders the reference table gives it:
 // relaxed, release/acquire and sequentially consistent. An outcome RC11
 // allows must be found by the exploration, one it forbids never. Each
-// explores every schedule and every stale choice (no bound).
+// explores every schedule and every stale choice (no bound), except where
+// a test says otherwise.
 
 // orders are the operations a litmus test uses, in one variant.
 type orders struct {

@@ -97,8 +97,9 @@
 //     nmspinning, and wakep if it is zero;
 //   - spinner giving up: (1) drop the P and decrement nmspinning, a
 //     sequentially consistent read-modify-write; (2) look at the global
-//     queue and at every busy P's local queue again, with sequentially
-//     consistent loads; take an idle P and spin again if any has work.
+//     queue (under the lock) and at every busy P's local queue (with
+//     sequentially consistent loads) again; take an idle P and spin again
+//     if any has work.
 //
 // Each side needs a StoreLoad barrier between its store and its loads. In
 // the C/C++ memory model (RC11) a release store followed by a load is not
@@ -106,9 +107,10 @@
 // since two sequentially consistent accesses stay in order. The explorer's
 // RC11 mode checks both (the seeded bug wakep-no-fence is reported by the
 // RC11 kernel models). On hardware the fence costs nothing in the default
-// build: there every xsync store is sync/atomic's, an XCHG on amd64, an
-// STLR on arm64 that the following LDAR of nmspinning may not pass, and on
-// ppc64 the load of nmspinning begins with a SYNC, as in the runtime.
+// build: there every xsync store but StoreRelaxed is sync/atomic's (the
+// tail's StoreRel here), an XCHG on amd64, an STLR on arm64 that the
+// following LDAR of nmspinning may not pass, and on ppc64 the load of
+// nmspinning begins with a SYNC, as in the runtime.
 //
 // Checking before decrementing loses wakeups (a task published between the
 // check and the decrement finds nmspinning non-zero and no spinner will

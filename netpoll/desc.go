@@ -93,10 +93,10 @@ type Desc struct {
 	r, w slot
 	// info is infoClosing | infoReadExpired | infoWriteExpired. Only
 	// holders of mu change it, so they read it relaxed; every store and
-	// checkErr's load are SC: Close and expire store a bit and then look
-	// at the slot, PrepareWait announces a wait and then loads the bits,
-	// a store-buffering handshake (the mutants close-flag-release and
-	// checkerr-load-acquire break it).
+	// checkErr's load are SC: Close, setDeadline and expire store a bit
+	// and then look at the slot, PrepareWait announces a wait and then
+	// loads the bits, a store-buffering handshake (mutants
+	// close-flag-release and checkerr-load-acquire break it).
 	info xsync.Uint32
 	// exc is 1 once a Poll has seen an exceptional condition on the
 	// descriptor (see Exceptional).

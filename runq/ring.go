@@ -33,8 +33,8 @@ type ring struct {
 	tail xsync.Uint32
 	_    cpu.CacheLinePad
 	// runnext is the item to run next, or nil. Only the owner stores a
-	// non-nil value, by an SC swap; consumers take it by an SC CAS (acq_rel
-	// would do, relaxed would not: get-runnext-relaxed); every load is SC.
+	// non-nil value, by an SC swap; consumers take it by an SC CAS (no runq
+	// scenario fails with acq_rel, relaxed fails: get-runnext-relaxed).
 	// The default build has no cheaper swap or CAS to give.
 	runnext xsync.UnsafePointer
 	_       cpu.CacheLinePad

@@ -39,12 +39,11 @@ type campaignVerifier struct {
 // mutantVerifiers is the verification suite each mutant faces, cheapest
 // first: the fast layers of the pyramid, then the mutated package's own
 // tests, then the slow verifiers, which run on real cores for a fixed time
-// or explore a large bound. The explore package is split in two verifiers,
-// its quick tests (the litmus tests, the engine's own and the runq
-// scenarios, about a second) and the kernel models (about fifteen), so that
-// a runq mutant does not wait for the models to pass before the scenarios
-// that kill it run; the kernel models run twice, sequentially consistent
-// and under RC11, as two verifiers.
+// or explore a large bound. The explore package is split in three
+// verifiers: its quicker tests (the litmus tests, the engine's own and the
+// runq scenarios under SC and RC11), the kernel models under SC and the
+// kernel models under RC11, so that a runq mutant does not wait for the
+// models to pass before the scenarios that kill it run.
 func mutantVerifiers() []campaignVerifier {
 	const explore = "vsched_explore"
 	return []campaignVerifier{

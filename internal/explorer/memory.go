@@ -46,16 +46,17 @@ import (
 //     stores their thread's relaxed loads read) and release fences (for the
 //     thread's later relaxed stores).
 //
-// One approximation, on the strong side (an outcome RC11 allows may not be
-// explored; none that it forbids is reported), shown by a litmus test of
-// package explore:
+// Three approximations, each on the strong side (an outcome RC11 allows may
+// not be explored; none that it forbids is reported); the first two are
+// shown by TestWeakLitmusApproximationsErrOnTheStrongSide of package
+// explore:
 //
 //   - A compare-and-swap that fails reads the mo-latest store, as if it
 //     could not fail on a stale value.
-//
-// S is the order of execution, so an outcome that needs S to differ from it
-// is not explored either; the litmus suite finds every outcome RC11 allows
-// in its tests.
+//   - S is the order of execution, so an outcome that needs S to differ
+//     from it is not explored.
+//   - A load chooses among the latest maxChoices stores it may read, and a
+//     store among as many places.
 //
 // Beyond the litmus suite, the model is not proven to agree with RC11.
 //
