@@ -118,35 +118,35 @@ const Epoch = int64(1) << 40
 // Unbounded is the MaxPreemptions value that explores every schedule.
 const Unbounded = -1
 
-func (c Config) withDefaults() (Config, error) {
-	if c.MaxPreemptions == 0 {
-		c.MaxPreemptions = 2
-		if s := os.Getenv("VSCHED_MAX_PREEMPTIONS"); s != "" {
-			n, err := strconv.Atoi(s)
-			if err != nil || n < 0 {
-				return c, fmt.Errorf("explore: VSCHED_MAX_PREEMPTIONS=%q: want a number >= 0 (0 = unbounded)", s)
-			}
-			c.MaxPreemptions = n
-			if n == 0 {
-				c.MaxPreemptions = Unbounded
-			}
+// defaultBound sets a bound left at 0 to the environment variable env if
+// set (0 there means unbounded), else to 2.
+func defaultBound(bound *int, env string) error {
+	if *bound != 0 {
+		return nil
+	}
+	*bound = 2
+	if s := os.Getenv(env); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 0 {
+			return fmt.Errorf("explore: %s=%q: want a number >= 0 (0 = unbounded)", env, s)
 		}
+		*bound = n
+		if n == 0 {
+			*bound = Unbounded
+		}
+	}
+	return nil
+}
+
+func (c Config) withDefaults() (Config, error) {
+	if err := defaultBound(&c.MaxPreemptions, "VSCHED_MAX_PREEMPTIONS"); err != nil {
+		return c, err
 	}
 	if c.MaxExecutions <= 0 {
 		c.MaxExecutions = 1_000_000
 	}
-	if c.MaxStale == 0 {
-		c.MaxStale = 2
-		if s := os.Getenv("VSCHED_MAX_STALE"); s != "" {
-			n, err := strconv.Atoi(s)
-			if err != nil || n < 0 {
-				return c, fmt.Errorf("explore: VSCHED_MAX_STALE=%q: want a number >= 0 (0 = unbounded)", s)
-			}
-			c.MaxStale = n
-			if n == 0 {
-				c.MaxStale = Unbounded
-			}
-		}
+	if err := defaultBound(&c.MaxStale, "VSCHED_MAX_STALE"); err != nil {
+		return c, err
 	}
 	if c.MaxSteps <= 0 {
 		c.MaxSteps = 10_000
