@@ -20,7 +20,7 @@ type Config struct {
 	// 0 cannot be asked for; 1 is the smallest.
 	MaxPreemptions int
 	// MaxExecutions caps the executions, counting the pruned ones; 0
-	// means 1,000,000.
+	// means 10,000,000 (at 10 to 40 µs an execution, minutes).
 	MaxExecutions int
 	// MaxDuration, when positive, stops the search after this much time,
 	// as MaxExecutions does; Summary then says it stopped at the cap.
@@ -31,8 +31,13 @@ type Config struct {
 	// Replay runs the one execution a failure printed. Empty means
 	// VSCHED_REPLAY, if set.
 	Replay string
-	// NoReduction turns sleep sets off, to measure what they save.
+	// NoReduction turns every reduction off, to measure what they save.
 	NoReduction bool
+	// SleepSetsOnly turns dynamic partial-order reduction off and keeps
+	// sleep sets, to measure what DPOR saves. DPOR runs only in an
+	// unbounded search under SC (see Reduction in the package doc);
+	// elsewhere sleep sets are all there is.
+	SleepSetsOnly bool
 	// Timeouts is how many timed sleeps (xsync.Note.SleepFor) may end by
 	// their timeout in one execution while other threads could step; the
 	// explorer tries each at every point the bound allows. With any
@@ -193,6 +198,9 @@ func Summary(r Result) string {
 		cov = "CAPPED by the " + r.Capped + " cap"
 	}
 	s := fmt.Sprintf("%s: %d executions (%d pruned), %s", cov, r.Executions, r.Pruned, bound)
+	if r.Reduction != "" {
+		s += ", reduction " + r.Reduction
+	}
 	if r.Memory == RC11 {
 		stale := "unbounded"
 		if r.MaxStale >= 0 {

@@ -484,7 +484,7 @@ func TestCheckReportsLeaksAndSaysCapped(t *testing.T) {
 	if len(rt.failures) != 0 {
 		t.Fatalf("a search that completed failed: %q", rt.failures)
 	}
-	res := explore.Config{MaxPreemptions: explore.Unbounded, MaxExecutions: 3}.Check(rt, manySchedules)
+	res := explore.Config{MaxPreemptions: explore.Unbounded, MaxExecutions: 2}.Check(rt, manySchedules)
 	if len(rt.failures) != 0 || res.Capped != "executions" || !strings.HasPrefix(explore.Summary(res), "CAPPED") {
 		t.Fatalf("a search capped as asked: failures %q, %s", rt.failures, explore.Summary(res))
 	}

@@ -66,7 +66,7 @@ type Config struct {
 	// unbounded), else 2. Unbounded (-1) explores every schedule.
 	MaxPreemptions int
 	// MaxExecutions caps the executions explored, counting the pruned
-	// ones; 0 means 1,000,000.
+	// ones; 0 means 10,000,000 (at 10 to 40 µs an execution, minutes).
 	MaxExecutions int
 	// MaxDuration, when positive, stops the search after this much time,
 	// at the end of an execution, as MaxExecutions does: the result then
@@ -78,8 +78,12 @@ type Config struct {
 	// Replay runs exactly one execution, the one a failure printed. Empty
 	// means VSCHED_REPLAY, if set.
 	Replay string
-	// NoReduction turns sleep sets off, to measure what they save.
+	// NoReduction turns every reduction off, to measure what they save.
 	NoReduction bool
+	// SleepSetsOnly turns dynamic partial-order reduction off and keeps
+	// sleep sets, to measure what DPOR saves. DPOR runs only in an
+	// unbounded search under SC; elsewhere sleep sets are all there is.
+	SleepSetsOnly bool
 	// Timeouts is how many timed sleeps (Note.SleepFor) may end by their
 	// timeout in one execution while another thread could step; the
 	// search tries each at every point the bound allows. 0 means that
@@ -143,7 +147,7 @@ func (c Config) withDefaults() (Config, error) {
 		return c, err
 	}
 	if c.MaxExecutions <= 0 {
-		c.MaxExecutions = 1_000_000
+		c.MaxExecutions = 10_000_000
 	}
 	if err := defaultBound(&c.MaxStale, "VSCHED_MAX_STALE"); err != nil {
 		return c, err
@@ -165,6 +169,9 @@ type Result struct {
 	// equivalent to explored ones, or because their only continuations
 	// needed more preemptions than the bound allows.
 	Pruned int
+	// Reduction names the reduction the search used: "DPOR", "sleep
+	// sets" or "none".
+	Reduction string
 	// Complete reports that every schedule within the bound was covered,
 	// as opposed to stopping at MaxExecutions.
 	Complete bool
@@ -234,6 +241,13 @@ type node struct {
 	free     bool // switching away from prev costs no preemption
 	preempts int  // preemptions used before this decision
 	ops      [MaxThreads]access
+	// backtrack is, under DPOR, the threads to explore here: the first
+	// choice and those the races of the executions below asked for.
+	backtrack uint64
+	// readOnly says that the step chosen here, in the current
+	// execution, only read: a Cas that failed. The race analysis takes
+	// it for a load.
+	readOnly bool
 	// Bound cuts: a sleep set may only hold a choice whose subtree was
 	// searched with nothing left out for the preemption bound, because
 	// only then does that subtree cover every execution that starts with
@@ -284,6 +298,7 @@ type thread struct {
 	spawned bool      // the last step started a thread: the next switch is free
 	goexit  bool      // the thread ended the execution and is leaving
 	timeout bool      // its last SleepFor ended by the timeout
+	created int       // the decision whose step started the thread, or -1
 	mem     threadMem // its view, under the weak memory model
 }
 
@@ -328,6 +343,18 @@ type explorer struct {
 	cfg    Config
 	stack  []node
 	replay []int
+	dpor   bool // the search uses dynamic partial-order reduction
+	// fallback is the operation that made a DPOR search start again
+	// with sleep sets (OpStart: none).
+	fallback Op
+	// The race analysis's scratch space, kept from one execution to the
+	// next.
+	events []event
+	races  []race
+	seq    []int
+	byAddr map[unsafe.Pointer]int // an address's list in lists
+	lists  [][]int32              // the steps on each address, in order
+	fences []int32                // the fences
 }
 
 var (
@@ -352,7 +379,16 @@ func Run(cfg Config, model func()) (Result, error) {
 	runMu.Lock()
 	defer runMu.Unlock()
 	ex := &explorer{cfg: cfg}
+	ex.dpor = !cfg.NoReduction && !cfg.SleepSetsOnly && cfg.MaxPreemptions < 0 && cfg.Memory == SC
 	res := Result{MaxPreemptions: cfg.MaxPreemptions, Timeouts: cfg.Timeouts, Memory: cfg.Memory, MaxStale: cfg.MaxStale}
+	switch {
+	case ex.dpor:
+		res.Reduction = "DPOR"
+	case cfg.NoReduction:
+		res.Reduction = "none"
+	default:
+		res.Reduction = "sleep sets"
+	}
 	if cfg.Replay != "" {
 		if ex.replay, err = parseSchedule(cfg.Replay); err != nil {
 			return res, err
@@ -375,6 +411,12 @@ func Run(cfg Config, model func()) (Result, error) {
 	start := time.Now()
 	for {
 		e := ex.run(model, false)
+		if ex.fallback != OpStart && ex.dpor {
+			ex.dpor, ex.stack = false, nil
+			res.Executions, res.Pruned = 0, 0
+			res.Reduction = "sleep sets (DPOR does not model the " + ex.fallback.String() + " the model reached)"
+			continue
+		}
 		switch e.outcome {
 		case failed:
 			res.Executions++
@@ -384,6 +426,9 @@ func Run(cfg Config, model func()) (Result, error) {
 			res.Pruned++
 		default:
 			res.Executions++
+		}
+		if ex.dpor {
+			ex.analyse(e)
 		}
 		if !ex.backtrack() {
 			res.Complete = true
@@ -472,7 +517,7 @@ func (e *execution) spawn(fn func()) *thread {
 	if len(e.threads) == MaxThreads {
 		panic(fmt.Sprintf("explore: a model may start at most %d threads", MaxThreads))
 	}
-	t := &thread{id: len(e.threads), wake: make(chan struct{}, 1), pending: access{op: OpStart}}
+	t := &thread{id: len(e.threads), wake: make(chan struct{}, 1), pending: access{op: OpStart}, created: e.depth - 1}
 	if parent := e.cur; parent != nil && e.weak() {
 		t.mem.vc = parent.mem.vc // everything before the Go happens before the thread
 		parent.tick()
@@ -527,6 +572,15 @@ func (e *execution) point(a access, skip int) *Event {
 	}
 	t := e.cur
 	t.pending = a
+	if e.ex.dpor && (a.op == OpSpin || a.op == OpSleepFor && e.ex.cfg.Timeouts > 0) {
+		// DPOR does not model a spin's hold-back or a timeout's
+		// quiescence (see dpor.go): the search starts again with sleep
+		// sets.
+		e.ex.fallback = a.op
+		e.end(pruned)
+		t.goexit = true
+		runtime.Goexit()
+	}
 	if a.op == OpSpin {
 		t.spinAt = e.steps
 	}
@@ -732,9 +786,23 @@ func (e *execution) dispatch(prev *thread) *thread {
 					d, maskString(enabled), prevID, maskString(n.enabled), n.prev)})
 			return nil
 		}
+		// The same operations, at this execution's addresses, which the
+		// race analysis compares with one another.
+		for _, t := range e.threads {
+			n.ops[t.id] = t.pending
+		}
+		n.readOnly = false
 	default:
-		ex.stack = append(ex.stack, node{enabled: enabled, prev: prevID, free: free, preempts: e.preempt})
+		// Grown in place: a node is large, and a composite literal
+		// would go through the stack of the thread that runs this.
+		if d < cap(ex.stack) {
+			ex.stack = ex.stack[:d+1]
+			ex.stack[d] = node{}
+		} else {
+			ex.stack = append(ex.stack, node{})
+		}
 		n = &ex.stack[d]
+		n.enabled, n.prev, n.free, n.preempts = enabled, prevID, free, e.preempt
 		for _, t := range e.threads {
 			n.ops[t.id] = t.pending
 		}
@@ -760,6 +828,7 @@ func (e *execution) dispatch(prev *thread) *thread {
 			return nil
 		}
 		n.chosen = c
+		n.backtrack = 1 << c
 	}
 	e.preempt += n.cost(n.chosen)
 	return e.hand(prev, e.threads[n.chosen], free)
@@ -858,6 +927,16 @@ func (ex *explorer) backtrack() bool {
 	for len(ex.stack) > 0 {
 		n := &ex.stack[len(ex.stack)-1]
 		n.explored |= 1 << n.chosen
+		if ex.dpor {
+			// Only the threads a race asked for are explored; one that
+			// cannot step here, or sleeps, is passed over.
+			if cands := n.backtrack & n.enabled &^ n.sleep &^ n.explored; cands != 0 {
+				n.chosen = lowest(cands)
+				return true
+			}
+			ex.stack = ex.stack[:len(ex.stack)-1]
+			continue
+		}
 		if n.cutBelow {
 			n.cutExplored |= 1 << n.chosen
 			n.cutBelow = false
