@@ -409,6 +409,7 @@ var modelTimeouts = map[string]int{
 	"BlockHandoffVsSubmit/lazy": 2,
 	"BlockVsRetake":             2,
 	"BlockWithLocalWork":        2,
+	"NetpollDeadlineVsWait":     1,
 }
 
 // The bound of the kernel's models. By default it is 1, where each model is

@@ -50,6 +50,8 @@ func TestKnownBadReductionIsReported(t *testing.T) {
 	bySpinCounterexample := mutant.Verifier{Name: "reduction", Pkg: "./explore",
 		Run:  "^TestSleepSetsKeepTheOrdersASpinDecides$",
 		Tags: "vsched_explore", MustPrint: []string{"--- FAIL: TestSleepSetsKeepTheOrdersASpinDecides", "want both 0 and 1"}}
+	byDPORDifferential := mutant.Verifier{Name: "reduction", Pkg: "./explore", Run: "^TestDPORReachesEveryOutcomeOfKnownCounterexamples$",
+		Tags: "vsched_explore", MustPrint: []string{"outcomes differ"}}
 	for _, c := range []struct {
 		m mutant.Mutant
 		v mutant.Verifier
@@ -57,6 +59,10 @@ func TestKnownBadReductionIsReported(t *testing.T) {
 		{mutant.Named("load-store-independent"), byDifferential},
 		{mutant.Named("sleep-set-ignores-bound-cuts"), byDifferential},
 		{mutant.Named("sleep-set-across-spin"), bySpinCounterexample},
+		{mutant.Named("dpor-weak-initial-sleeps"), byDPORDifferential},
+		{mutant.Named("dpor-no-lock-race"), byDPORDifferential},
+		{mutant.Named("dpor-readonly-every-cas"), byDPORDifferential},
+		{mutant.Named("dpor-spin-not-fallback"), byDPORDifferential},
 	} {
 		t.Run(c.m.Name, func(t *testing.T) {
 			t.Parallel()
@@ -144,25 +150,34 @@ func TestKnownBadQueuesAreReportedByTheTokioPort(t *testing.T) {
 }
 
 // TestKnownBadWaitSlotsAreReported: each seeded bug of the netpoll wait
-// slots must make one of netpoll's slot models fail.
+// slots must make one of netpoll's slot models fail; each seeded bug of the
+// deadlines' timers, one of the models in which the timers fire on the
+// explorer's clock.
 func TestKnownBadWaitSlotsAreReported(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a mutant per case; skipped in -short")
 	}
 	bySlotModels := mutant.Verifier{Name: "explore", Pkg: "./netpoll", Run: "^TestWaitSlotModels$", Tags: "vsched_explore",
 		MustPrint: []string{"--- FAIL: TestWaitSlotModels/", "VSCHED_REPLAY="}}
-	for _, m := range []mutant.Mutant{
-		mutant.Named("commit-ignores-ready"),
-		mutant.Named("ready-not-latched"),
-		mutant.Named("deadline-seq-ignored"),
-		mutant.Named("moved-later-not-rearmed"),
-		mutant.Named("expired-timer-keeps-due"),
-		mutant.Named("wait-skips-err-check"),
-		mutant.Named("close-wakes-nobody"),
+	byClockModels := mutant.Verifier{Name: "explore", Pkg: "./netpoll", Run: "^TestWaitSlotModels$/^(Clock|WaitVsPastDeadline)", Tags: "vsched_explore",
+		MustPrint: []string{"--- FAIL: TestWaitSlotModels/", "VSCHED_REPLAY="}}
+	for _, c := range []struct {
+		m mutant.Mutant
+		v mutant.Verifier
+	}{
+		{mutant.Named("commit-ignores-ready"), bySlotModels},
+		{mutant.Named("ready-not-latched"), bySlotModels},
+		{mutant.Named("wait-skips-err-check"), bySlotModels},
+		{mutant.Named("close-wakes-nobody"), bySlotModels},
+		{mutant.Named("deadline-seq-ignored"), byClockModels},
+		{mutant.Named("moved-later-not-rearmed"), byClockModels},
+		{mutant.Named("expired-timer-keeps-due"), byClockModels},
+		{mutant.Named("past-deadline-no-wake"), byClockModels},
 	} {
+		m := c.m
 		t.Run(m.Name, func(t *testing.T) {
 			t.Parallel()
-			out := mutant.Report(t, m, bySlotModels)
+			out := mutant.Report(t, m, c.v)
 			for _, line := range strings.Split(out, "\n") {
 				if strings.HasPrefix(strings.TrimSpace(line), "--- FAIL: TestWaitSlotModels/") {
 					t.Log(strings.TrimSpace(line))

@@ -4,6 +4,7 @@ package explore_test
 
 import (
 	"errors"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -191,6 +192,38 @@ func shutdownVsMonitorPoll() {
 	monitor.Join()
 }
 
+// deadlineVsWait: a task waits to read a socket nobody writes, with a read
+// deadline an hour ahead. The only way the wait ends is time: the M that
+// blocks in the poller sleeps until the deadline, the explorer ends that
+// sleep by its timeout at any point it may, and the poll fires the timer.
+// The task runs again and learns ErrDeadlineExceeded, then Shutdown.
+func deadlineVsWait() {
+	k := newModelKernel(1)
+	d, _ := ioPair(k)
+	due := xsync.Nanotime() + int64(time.Hour)
+	if err := d.SetReadDeadline(xsync.Now().Add(time.Hour)); err != nil {
+		panic(err)
+	}
+	var done xsync.Note
+	var runs xsync.Int32
+	var outcome error
+	var at int64
+	k.Go(func(c *kernel.Ctx) {
+		if runs.Add(1) == 1 {
+			if err := c.WaitRead(d); err != nil {
+				panic(err)
+			}
+			return
+		}
+		outcome, at = c.WaitErr(), xsync.Nanotime()
+		done.Wakeup()
+	})
+	done.Sleep()
+	drain(k)
+	explore.Assertf(errors.Is(outcome, netpoll.ErrDeadlineExceeded), "the wait ended with %v, want the deadline", outcome)
+	explore.Assertf(at >= due, "the task ran again at %d, before the deadline %d", at, due)
+}
+
 // blockVsIOWait: a task spawns a second one and waits to read; the second
 // runs on the same P and blocks (Block, handed off at once) until the
 // first has read. A thread writes. The blocked task's P is handed off
@@ -242,5 +275,6 @@ func init() {
 		{"NetpollMonitorPollVsIdle", monitorPollVsIdle},
 		{"NetpollBlockVsIOWait", blockVsIOWait},
 		{"NetpollShutdownVsMonitorPoll", shutdownVsMonitorPoll},
+		{"NetpollDeadlineVsWait", deadlineVsWait},
 	}...)
 }

@@ -312,7 +312,7 @@ func (d *Desc) setDeadline(mode Mode, t time.Time) error {
 	var when int64 // 0: no deadline
 	expired := false
 	if !t.IsZero() {
-		until := time.Until(t)
+		until := xsync.Until(t)
 		expired = until <= 0
 		when = xsync.Nanotime() + int64(until)
 		if until > 0 && when < 0 {

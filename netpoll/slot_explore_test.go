@@ -151,7 +151,7 @@ func staleTimerVsNewDeadline() {
 	d := modelDesc(&readied)
 	d.rseq = 1
 	timer := explore.Go(func() { d.expire(Read, 1) })
-	err := d.SetReadDeadline(time.Now().Add(time.Hour))
+	err := d.SetReadDeadline(xsync.Now().Add(time.Hour))
 	explore.Assertf(err == nil, "SetReadDeadline: %v", err)
 	timer.Join()
 	err = d.checkErr(Read)
@@ -167,11 +167,11 @@ func staleTimerVsNewDeadline() {
 func deadlineMovedLaterVsTimer() {
 	var readied xsync.Int32
 	d := modelDesc(&readied)
-	err := d.SetReadDeadline(time.Now().Add(time.Hour))
+	err := d.SetReadDeadline(xsync.Now().Add(time.Hour))
 	explore.Assertf(err == nil, "SetReadDeadline: %v", err)
 	old := d.rt.when
 	timer := explore.Go(func() { d.p.runTimers(old, nil) })
-	err = d.SetReadDeadline(time.Now().Add(2 * time.Hour))
+	err = d.SetReadDeadline(xsync.Now().Add(2 * time.Hour))
 	explore.Assertf(err == nil, "SetReadDeadline: %v", err)
 	timer.Join()
 	err = d.checkErr(Read)
@@ -196,13 +196,13 @@ func deadlineMovedLaterVsTimer() {
 func twoTimerRunsVsDeadlineChanges() {
 	var readied xsync.Int32
 	d := modelDesc(&readied)
-	err := d.SetReadDeadline(time.Now().Add(time.Hour))
+	err := d.SetReadDeadline(xsync.Now().Add(time.Hour))
 	explore.Assertf(err == nil, "SetReadDeadline: %v", err)
 	runs := []*explore.Thread{
 		explore.Go(func() { d.p.runTimers(math.MaxInt64, nil) }),
 		explore.Go(func() { d.p.runTimers(math.MaxInt64, nil) }),
 	}
-	for _, t := range []time.Time{time.Now().Add(-time.Second), time.Now().Add(2 * time.Hour)} {
+	for _, t := range []time.Time{xsync.Now().Add(-time.Second), xsync.Now().Add(2 * time.Hour)} {
 		err := d.SetReadDeadline(t)
 		explore.Assertf(err == nil, "SetReadDeadline: %v", err)
 	}
@@ -264,25 +264,26 @@ var slotModels = []struct {
 }
 
 // TestWaitSlotModels explores every model completely (no preemption
-// bound: they are small).
+// bound: they are small), the clock models with time passing at every
+// point (clockTimeouts).
 func TestWaitSlotModels(t *testing.T) {
-	for _, m := range slotModels {
-		t.Run(m.name, func(t *testing.T) {
-			res := explore.Config{MaxPreemptions: explore.Unbounded}.Check(t, m.model)
-			if !res.Complete {
-				t.Fatalf("%s: the exploration did not complete", m.name)
-			}
-		})
-	}
+	runSlotModels(t, explore.Config{MaxPreemptions: explore.Unbounded})
 }
 
 // TestWaitSlotModelsRC11 explores the same models under the weak memory
 // model: every schedule (no preemption bound) and the default stale
 // choices.
 func TestWaitSlotModelsRC11(t *testing.T) {
+	runSlotModels(t, explore.Config{MaxPreemptions: explore.Unbounded, Memory: explore.RC11})
+}
+
+func runSlotModels(t *testing.T, cfg explore.Config) {
 	for _, m := range slotModels {
-		t.Run(m.name, func(t *testing.T) {
-			explore.Config{MaxPreemptions: explore.Unbounded, Memory: explore.RC11}.Check(t, m.model)
-		})
+		t.Run(m.name, func(t *testing.T) { cfg.Check(t, m.model) })
+	}
+	clockCfg := cfg
+	clockCfg.Timeouts = clockTimeouts
+	for _, m := range clockModels {
+		t.Run(m.name, func(t *testing.T) { clockCfg.Check(t, m.model) })
 	}
 }

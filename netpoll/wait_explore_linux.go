@@ -3,6 +3,8 @@
 package netpoll
 
 import (
+	"time"
+
 	"golang.org/x/sys/unix"
 
 	"github.com/vsched/vsched/internal/explorer"
@@ -13,7 +15,10 @@ import (
 // wait that may block polls without blocking and, finding nothing, sleeps
 // on a note until a Break. A model in which readiness must end a blocked
 // wait models the operating system's wakeup with a Break after the write.
-// Time does not pass in a model: a deadline never ends a wait here.
+// A wait with a timeout (the next deadline, or the caller's delay) is a
+// timed sleep on the note: the explorer ends it by its timeout wherever
+// the search allows one (explore.Config.Timeouts), moving the model's
+// clock on to the deadline, and Poll then fires the timers that are due.
 func (p *Poller) wait(events []unix.EpollEvent, ms int) (int, error) {
 	if !explorer.Active() {
 		return p.waitReal(events, ms) // a test outside a model
@@ -29,7 +34,14 @@ func (p *Poller) wait(events []unix.EpollEvent, ms int) (int, error) {
 	if p.wakeSig.Load() != 0 && p.sleeping.Cas(1, 0) {
 		return unix.EpollWait(p.epfd, events, 0)
 	}
-	p.note.Sleep()
+	if ms < 0 {
+		p.note.Sleep()
+	} else if !p.note.SleepFor(time.Duration(ms)*time.Millisecond) && !p.sleeping.Cas(1, 0) {
+		// The timeout came, but a breaker took the sleep back first:
+		// its wakeup is on the way, and the note must be empty for the
+		// next sleep.
+		p.note.Sleep()
+	}
 	return unix.EpollWait(p.epfd, events, 0)
 }
 

@@ -2,7 +2,11 @@
 
 package xsync
 
-import "github.com/vsched/vsched/internal/explorer"
+import (
+	"time"
+
+	"github.com/vsched/vsched/internal/explorer"
+)
 
 // Nanotime returns monotonic time in nanoseconds; see the default build.
 // In a model it is the execution's clock (explorer.Now), which moves only
@@ -13,4 +17,24 @@ func Nanotime() int64 {
 		return explorer.Now()
 	}
 	return monotonic()
+}
+
+// Now returns the wall-clock time; see the default build. In a model it is
+// the model's clock read as a time: [Nanotime] nanoseconds after the Unix
+// epoch. A model builds the deadlines it sets from it (xsync.Now().Add(d)),
+// so that they lie d ahead on the clock the explorer moves.
+func Now() time.Time {
+	if explorer.Active() {
+		return time.Unix(0, explorer.Now())
+	}
+	return time.Now()
+}
+
+// Until returns the duration until t on the clock [Now] reads; see the
+// default build.
+func Until(t time.Time) time.Duration {
+	if explorer.Active() {
+		return t.Sub(Now())
+	}
+	return time.Until(t)
 }
