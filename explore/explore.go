@@ -35,7 +35,7 @@ type Config struct {
 	NoReduction bool
 	// SleepSetsOnly turns dynamic partial-order reduction off and keeps
 	// sleep sets, to measure what DPOR saves. DPOR runs only in an
-	// unbounded search under SC (see Reduction in the package doc);
+	// unbounded search (see The search in the package doc);
 	// elsewhere sleep sets are all there is.
 	SleepSetsOnly bool
 	// Timeouts is how many timed sleeps (xsync.Note.SleepFor) may end by

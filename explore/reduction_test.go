@@ -231,6 +231,27 @@ func TestDPORReachesEveryOutcomeOfTheFullSearch(t *testing.T) {
 	})
 }
 
+// TestDPORReachesEveryOutcomeOfTheFullSearchUnderRC11 is the same
+// comparison under the weak memory model, with operations of every order
+// and fences, at stale bounds 1, 2 and none: the stale reads stay choices
+// of the search inside each step.
+func TestDPORReachesEveryOutcomeOfTheFullSearchUnderRC11(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		gen := rapid.Custom(func(t *rapid.T) instr {
+			op := rapid.SampledFrom([]int{0, 1, 2, 3, 4, 6, 7, 8, 9, 10}).Draw(t, "op")
+			return instr{op, rapid.IntRange(0, 2).Draw(t, "addr"), rapid.Int32Range(1, 3).Draw(t, "val")}
+		})
+		stale := rapid.SampledFrom([]int{1, 2, explore.Unbounded}).Draw(t, "stale")
+		n := rapid.IntRange(2, 3).Draw(t, "n")
+		per := 3
+		if n == 3 {
+			per = 1
+		}
+		threads := rapid.SliceOfN(rapid.SliceOfN(gen, 1, per), n, n).Draw(t, "threads")
+		sameOutcomesIn(t, explore.Config{MaxPreemptions: explore.Unbounded, Memory: explore.RC11, MaxStale: stale}, threads)
+	})
+}
+
 // TestDPORReachesEveryOutcomeOfKnownCounterexamples runs the comparison on
 // the shortest programs that broke a seeded bug of the reduction, so that
 // each is reported on every run.

@@ -36,9 +36,15 @@ import "unsafe"
 //
 // A Cas that failed wrote nothing, and is analysed as a load.
 //
-// The reduction runs only in an unbounded search under sequential
-// consistency, and gives way to sleep sets when a model spins or lets
-// timed sleeps end by their timeouts: whether a thread held back after its
+// Under RC11 a step's reads-from and its store's place in the modification
+// order are choices of the search inside the step, all explored; a race's
+// reversal is replayed with each of them. The count of stale choices is
+// the same in every order of a trace's steps (a load and the stores of
+// its location are dependent, so the stores before it are the same), so
+// the stale bound and the reduction do not interfere.
+//
+// The reduction runs only in an unbounded search, and gives way to sleep
+// sets when a model spins or lets timed sleeps end by their timeouts: whether a thread held back after its
 // spin, or a timed sleep, may step depends on what every other thread is
 // doing, a dependency that no pair of steps shows (see Config.SleepSetsOnly
 // and the package doc of explore).
@@ -72,9 +78,11 @@ func (vc *vector) join(o *vector) {
 	}
 }
 
-// analyse finds the races of the execution e just ended and inserts their
-// reversals into the wakeup trees of the stack. Every node of the stack is
-// a thread decision (the reduction runs under sequential consistency).
+// analyse finds the races of the execution e just ended and adds, for
+// each, a thread that starts its reversal to the decision before its first
+// step. The steps are the thread decisions of the stack; under RC11 the
+// memory model's choices between them belong to the step before, and are
+// explored in full at every visit.
 func (ex *explorer) analyse(e *execution) {
 	n := min(len(ex.stack), e.depth)
 	evs := ex.events[:0]
@@ -92,8 +100,17 @@ func (ex *explorer) analyse(e *execution) {
 	}
 	clear(ex.byAddr)
 	ex.lists, ex.fences = ex.lists[:0], ex.fences[:0]
-	for k := range n {
-		nd := &ex.stack[k]
+	// The steps are the thread decisions; the memory model's choices
+	// between them are part of the step before.
+	ex.evNode, ex.nodeEv = ex.evNode[:0], ex.nodeEv[:0]
+	for d := range n {
+		ex.nodeEv = append(ex.nodeEv, int32(len(ex.evNode)))
+		if !ex.stack[d].data {
+			ex.evNode = append(ex.evNode, int32(d))
+		}
+	}
+	for k := range ex.evNode {
+		nd := &ex.stack[ex.evNode[k]]
 		t := nd.chosen
 		a := nd.ops[t]
 		if nd.readOnly {
@@ -106,7 +123,7 @@ func (ex *explorer) analyse(e *execution) {
 		case last[t] >= 0:
 			ev.vc = evs[last[t]].vc
 		case e.threads[t].created >= 0:
-			ev.vc = evs[e.threads[t].created].vc
+			ev.vc = evs[ex.nodeEv[e.threads[t].created]].vc
 		}
 		if a.op == OpJoin {
 			if l := last[a.join.id]; l >= 0 {
@@ -199,7 +216,7 @@ func (ex *explorer) analyse(e *execution) {
 		}
 		v = append(v, r.k)
 		ex.seq = v
-		ex.reverse(r.j, v)
+		ex.reverse(int(ex.evNode[r.j]), v)
 	}
 }
 

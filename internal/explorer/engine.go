@@ -82,7 +82,7 @@ type Config struct {
 	NoReduction bool
 	// SleepSetsOnly turns dynamic partial-order reduction off and keeps
 	// sleep sets, to measure what DPOR saves. DPOR runs only in an
-	// unbounded search under SC; elsewhere sleep sets are all there is.
+	// unbounded search; elsewhere sleep sets are all there is.
 	SleepSetsOnly bool
 	// Timeouts is how many timed sleeps (Note.SleepFor) may end by their
 	// timeout in one execution while another thread could step; the
@@ -321,6 +321,7 @@ type execution struct {
 	mem         *memory                // the weak memory model's state, or nil under SC
 	places      []int                  // weakStore's scratch list of places
 	stale       int                    // stale choices made
+	stepNode    int                    // the decision of the step being taken
 	over        chan struct{}
 	outcome     outcome
 	failure     *Failure
@@ -352,6 +353,8 @@ type explorer struct {
 	events []event
 	races  []race
 	seq    []int
+	evNode []int32                // the decision of each step
+	nodeEv []int32                // the step of each decision (a memory choice: the next step)
 	byAddr map[unsafe.Pointer]int // an address's list in lists
 	lists  [][]int32              // the steps on each address, in order
 	fences []int32                // the fences
@@ -379,7 +382,7 @@ func Run(cfg Config, model func()) (Result, error) {
 	runMu.Lock()
 	defer runMu.Unlock()
 	ex := &explorer{cfg: cfg}
-	ex.dpor = !cfg.NoReduction && !cfg.SleepSetsOnly && cfg.MaxPreemptions < 0 && cfg.Memory == SC
+	ex.dpor = !cfg.NoReduction && !cfg.SleepSetsOnly && cfg.MaxPreemptions < 0
 	res := Result{MaxPreemptions: cfg.MaxPreemptions, Timeouts: cfg.Timeouts, Memory: cfg.Memory, MaxStale: cfg.MaxStale}
 	switch {
 	case ex.dpor:
@@ -831,6 +834,7 @@ func (e *execution) dispatch(prev *thread) *thread {
 		n.backtrack = 1 << c
 	}
 	e.preempt += n.cost(n.chosen)
+	e.stepNode = d
 	return e.hand(prev, e.threads[n.chosen], free)
 }
 
@@ -927,7 +931,7 @@ func (ex *explorer) backtrack() bool {
 	for len(ex.stack) > 0 {
 		n := &ex.stack[len(ex.stack)-1]
 		n.explored |= 1 << n.chosen
-		if ex.dpor {
+		if ex.dpor && !n.data {
 			// Only the threads a race asked for are explored; one that
 			// cannot step here, or sleeps, is passed over.
 			if cands := n.backtrack & n.enabled &^ n.sleep &^ n.explored; cands != 0 {

@@ -128,7 +128,7 @@ func Cas(addr unsafe.Pointer, k Kind, ord Order, old, new Value, skip int) bool 
 	}
 	if !seen.equal(old) {
 		if e.ex.dpor {
-			e.ex.stack[e.depth-1].readOnly = true // a failed Cas wrote nothing
+			e.ex.stack[e.stepNode].readOnly = true // a failed Cas wrote nothing
 		}
 		if ev != nil {
 			ev.Value = "fails: is " + ev.show(seen, k) + ", not " + ev.show(old, k)
