@@ -26,7 +26,12 @@ import "unsafe"
 // dpor-weak-initial-sleeps keeps that variant, and the differential test
 // reports it), so the search stays with strict initials.
 //
-// Dependency is independent's complement, with two additions:
+// Dependency is independent's complement, by address: the analysis
+// compares a step only with the earlier steps on its address and with the
+// fences (a fence, with every step). A timed sleep, which independent
+// holds dependent on every step, reaches the analysis only when no
+// timeout is allowed (else the search falls back, see below), and is then
+// a Sleep: it depends on its note's Wakeups. Two additions:
 //   - Go orders the parent's step before the child's first, and a thread's
 //     last step comes before the Join that waits for it;
 //   - two acquisitions of one mutex race even though the holder's Unlock
@@ -250,10 +255,16 @@ func (ex *explorer) initials(v []int) uint64 {
 // can start v, the reversal of a race: one of v's initials, unless one is
 // there already. A sleeping initial is preferred (its subtree already
 // covers v), then the thread of v's last step, the second of the race.
+//
+// An initial that cannot step at d (a Lock of a held mutex, a Sleep with
+// no wakeup pending, a Join of a live thread) can never start v: what
+// would enable it is a step it depends on, which would then come before
+// it in v. Such a reversal (an Unlock and the Lock it let in, say) is no
+// race, and nothing is added.
 func (ex *explorer) reverse(d int, v []int) {
 	nd := &ex.stack[d]
-	init := ex.initials(v)
-	if init&nd.backtrack != 0 {
+	init := ex.initials(v) & nd.enabled
+	if init == 0 || init&nd.backtrack != 0 {
 		return
 	}
 	switch last := ex.events[v[len(v)-1]].t; {
