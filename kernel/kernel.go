@@ -112,13 +112,19 @@ type Kernel struct {
 // An Option configures a [Kernel] made by [New].
 type Option func(*Kernel) error
 
+// MaxProcs is the most Ps a kernel may have. Each P costs about 6 KiB
+// (its run queue of 256 slots, its free lists and its monitor record),
+// allocated by [New]: at MaxProcs, New takes about 15 ms and 6 MiB on the
+// machine of docs/BENCHMARKS.md. More Ps than CPUs only add thieves.
+const MaxProcs = 1024
+
 // WithProcs sets the number of Ps, the most tasks that run at once. The
-// default is runtime.GOMAXPROCS(0). New returns an error wrapping
-// [ErrBadOption] for n < 1.
+// default is runtime.GOMAXPROCS(0), or [MaxProcs] if that is larger. New
+// returns an error wrapping [ErrBadOption] for n < 1 or n > MaxProcs.
 func WithProcs(n int) Option {
 	return func(k *Kernel) error {
-		if n < 1 {
-			return fmt.Errorf("%w: WithProcs(%d): want at least 1 P", ErrBadOption, n)
+		if n < 1 || n > MaxProcs {
+			return fmt.Errorf("%w: WithProcs(%d): want 1 to %d Ps", ErrBadOption, n, MaxProcs)
 		}
 		k.procs = n
 		return nil
@@ -195,7 +201,7 @@ func WithBlockHandoff(h BlockHandoff) Option {
 // starts one. See [Option] for what can be configured.
 func New(opts ...Option) (*Kernel, error) {
 	k := &Kernel{
-		procs:          runtime.GOMAXPROCS(0),
+		procs:          min(runtime.GOMAXPROCS(0), MaxProcs),
 		pause:          defaultPause,
 		stallThreshold: defaultStallThreshold,
 		monitor:        true,

@@ -57,19 +57,25 @@ func (o *order) String() string {
 
 func TestNewRejectsBadOptions(t *testing.T) {
 	for name, opt := range map[string]Option{
-		"WithProcs(0)":        WithProcs(0),
-		"WithProcs(-3)":       WithProcs(-3),
-		"WithStall(0)":        WithStall(0, nil),
-		"WithBlockHandoff(7)": WithBlockHandoff(7),
-		"nil":                 nil,
+		"WithProcs(0)":          WithProcs(0),
+		"WithProcs(-3)":         WithProcs(-3),
+		"WithProcs(MaxProcs+1)": WithProcs(MaxProcs + 1),
+		"WithProcs(1 << 33)":    WithProcs(1 << 33),
+		"WithStall(0)":          WithStall(0, nil),
+		"WithBlockHandoff(7)":   WithBlockHandoff(7),
+		"nil":                   nil,
 	} {
 		if k, err := New(opt); !errors.Is(err, ErrBadOption) {
 			t.Errorf("New(%s) = %v, %v; want an error wrapping ErrBadOption", name, k, err)
 		}
 	}
 	k := newKernel(t)
-	if k.Procs() != runtime.GOMAXPROCS(0) {
-		t.Errorf("default Procs() = %d, want GOMAXPROCS %d", k.Procs(), runtime.GOMAXPROCS(0))
+	if want := min(runtime.GOMAXPROCS(0), MaxProcs); k.Procs() != want {
+		t.Errorf("default Procs() = %d, want GOMAXPROCS capped at MaxProcs, %d", k.Procs(), want)
+	}
+	k = newKernel(t, WithProcs(MaxProcs))
+	if k.Procs() != MaxProcs {
+		t.Errorf("WithProcs(MaxProcs): Procs() = %d", k.Procs())
 	}
 }
 
