@@ -1,6 +1,7 @@
 package netpoll
 
 import (
+	"errors"
 	"net"
 	"syscall"
 
@@ -14,6 +15,16 @@ import (
 // errors.Is(ErrWouldBlock, syscall.EAGAIN) holds too, so code written for
 // raw non-blocking syscalls recognises it.
 var ErrWouldBlock error = wouldBlock{}
+
+// ErrTemporary is wrapped by the error of a [Listener.Accept] that failed
+// for want of a resource: descriptors (EMFILE, ENFILE), buffers (ENOBUFS),
+// memory (ENOMEM), or the poller's registration of the new connection.
+// The listener is fine and the connection waits in the backlog; Accept
+// succeeds again once the resource frees, so a server backs off and tries
+// again (net/http waits 5 ms, doubling up to 1 s) rather than closing the
+// listener. The error wraps the system call's error too (errors.Is(err,
+// syscall.EMFILE) holds).
+var ErrTemporary = errors.New("netpoll: temporary failure, try again later")
 
 type wouldBlock struct{}
 

@@ -105,8 +105,11 @@ func tcpSocket(ta tcpAddr) (int, error) {
 // close-on-exec), registers it with the listener's Poller and returns it,
 // with TCP_NODELAY on. With no connection pending it returns
 // [ErrWouldBlock]: wait for [Listener.Desc] to become readable and try
-// again. A connection aborted before it was taken is skipped. After
-// [Listener.Close] it returns [ErrClosed].
+// again. A connection aborted before it was taken is skipped. When a
+// resource runs out (descriptors, buffers, memory, or the registration of
+// the connection) the error wraps [ErrTemporary]: back off and try again;
+// any other error is the listener's own. After [Listener.Close] it returns
+// [ErrClosed].
 func (l *Listener) Accept() (*Conn, error) {
 	if err := l.s.incref(); err != nil {
 		return nil, err
@@ -120,6 +123,8 @@ func (l *Listener) Accept() (*Conn, error) {
 			return nil, ErrWouldBlock
 		case unix.EINTR, unix.ECONNABORTED:
 			continue
+		case unix.EMFILE, unix.ENFILE, unix.ENOBUFS, unix.ENOMEM:
+			return nil, fmt.Errorf("%w: %w", ErrTemporary, os.NewSyscallError("accept4", err))
 		default:
 			return nil, os.NewSyscallError("accept4", err)
 		}
@@ -127,8 +132,14 @@ func (l *Listener) Accept() (*Conn, error) {
 		_ = unix.SetsockoptInt(nfd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
 		d, err := l.s.d.p.Register(nfd)
 		if err != nil {
+			// The connection is lost (its descriptor was all there was
+			// of it), but the listener is not: epoll's limits are
+			// resources too.
 			unix.Close(nfd)
-			return nil, err
+			if errors.Is(err, ErrClosed) {
+				return nil, err
+			}
+			return nil, fmt.Errorf("%w: registering the connection: %w", ErrTemporary, err)
 		}
 		c := &Conn{s: sysfd{fd: nfd, d: d}}
 		if ra := sockaddrToTCP(rsa); ra != nil {

@@ -10,4 +10,10 @@
 // again when the socket is ready; the buffer and the unwritten output live
 // in the closure. This is the net package's loop, "try the syscall first,
 // wait only on EAGAIN", with the wait turned inside out.
+//
+// An accept that fails for want of a resource (descriptors, above all) is
+// logged and retried after a back-off (5 ms doubling up to 1 s), never
+// fatal; [WithMaxConns] bounds the connections served at once, and the
+// command's -maxclients (10000 by default, lowered to fit the descriptor
+// limit) sets it.
 package echo

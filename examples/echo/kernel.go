@@ -13,8 +13,8 @@ import (
 //	... // clients dial srv.Addr()
 //	srv.Close()
 //	k.Shutdown(ctx)
-func ServeKernel(k *kernel.Kernel, addr string) (*Server, error) {
-	srv, err := serve.Kernel(k, addr, "echo", newSession)
+func ServeKernel(k *kernel.Kernel, addr string, opts ...Option) (*Server, error) {
+	srv, err := serve.Kernel(k, addr, "echo", newSession, opts...)
 	if err != nil {
 		return nil, err
 	}

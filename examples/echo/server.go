@@ -27,8 +27,8 @@ func (s *Server) Close() error { return s.srv.Close() }
 
 // ServeNet serves echo on addr ("host:port", TCP) with the net package: an
 // accept goroutine and a goroutine per connection.
-func ServeNet(addr string) (*Server, error) {
-	srv, err := serve.Net(addr, newSession)
+func ServeNet(addr string, opts ...Option) (*Server, error) {
+	srv, err := serve.Net(addr, "echo", newSession, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -50,3 +50,15 @@ func (s *session) Received(n int)  { s.out = s.buf[:n] }
 func (s *session) Pending() []byte { return s.out }
 func (s *session) Wrote(n int)     { s.out = s.out[n:] }
 func (s *session) Closing() bool   { return false }
+
+// An Option configures a server made by [ServeKernel] or [ServeNet].
+type Option = serve.Option
+
+// WithMaxConns sets the most connections served at once; n <= 0 means no
+// limit, the default. A connection over the limit is closed at once. The
+// command (cmd/echo) sets it from -maxclients.
+func WithMaxConns(n int) Option { return serve.WithMaxConns(n) }
+
+// WithLogf sets the server's logger, which hears what stops or pauses its
+// accepting; the default is log.Printf.
+func WithLogf(logf func(format string, args ...any)) Option { return serve.WithLogf(logf) }

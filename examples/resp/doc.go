@@ -17,4 +17,17 @@
 // Both servers share everything but the I/O loop: [ParseCommand], the
 // Store, and a session (a connection's unparsed input and unwritten
 // replies).
+//
+// # Limits
+//
+//   - Clients: [WithMaxClients], as Redis's maxclients. A client over the
+//     limit gets "-ERR max number of clients reached" and is closed. The
+//     command's -maxclients defaults to Redis's 10000 and, like Redis, is
+//     lowered to fit the process's descriptor limit (less 32 kept for the
+//     process).
+//   - Accept failures: an accept that fails for want of a resource
+//     (descriptors, buffers, memory) is logged once and retried 5 ms later,
+//     doubling up to 1 s, until it works, when that is logged too; clients
+//     wait in the listen backlog meanwhile. Any other accept error stops
+//     accepting at once, is logged, and is returned by [Server.Close].
 package resp

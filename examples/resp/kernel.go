@@ -12,9 +12,9 @@ import (
 // the kernel runs the same function again when the socket is ready. The
 // connection's state (its session: unparsed input, unwritten replies) lives
 // in the closure.
-func ServeKernel(k *kernel.Kernel, addr string) (*Server, error) {
+func ServeKernel(k *kernel.Kernel, addr string, opts ...Option) (*Server, error) {
 	store := NewStore()
-	srv, err := serve.Kernel(k, addr, "resp", func() serve.Session { return newSession(store) })
+	srv, err := serve.Kernel(k, addr, "resp", func() serve.Session { return newSession(store) }, withRefusal(opts)...)
 	if err != nil {
 		return nil, err
 	}

@@ -209,3 +209,24 @@ func TestServerCloseEndsOpenConnections(t *testing.T) {
 		})
 	}
 }
+
+// TestMaxClientsRefusesWithRedisError: with WithMaxClients(1), a second
+// client gets Redis's error and is closed, while the first is served.
+func TestMaxClientsRefusesWithRedisError(t *testing.T) {
+	for impl, srv := range servetest.Servers(t, resp.ServeKernel, resp.ServeNet, resp.WithMaxClients(1)) {
+		t.Run(impl, func(t *testing.T) {
+			first := dial(t, srv.Addr())
+			if err := first.send(encode("PING")); err != nil {
+				t.Fatal(err)
+			}
+			if got, err := first.reply(); got != "+PONG" {
+				t.Fatalf("the first client's PING: %q, %v", got, err)
+			}
+			second := dial(t, srv.Addr())
+			got, err := io.ReadAll(second.conn)
+			if string(got) != "-ERR max number of clients reached\r\n" {
+				t.Fatalf("the second client read %q, %v; want Redis's maxclients error, then EOF", got, err)
+			}
+		})
+	}
+}

@@ -29,11 +29,32 @@ func (s *Server) Close() error { return s.srv.Close() }
 // ServeNet serves RESP on addr ("host:port", TCP) with the net package: an
 // accept goroutine and a goroutine per connection, each reading, running
 // the commands of what it read, and writing their replies with one write.
-func ServeNet(addr string) (*Server, error) {
+func ServeNet(addr string, opts ...Option) (*Server, error) {
 	store := NewStore()
-	srv, err := serve.Net(addr, func() serve.Session { return newSession(store) })
+	srv, err := serve.Net(addr, "resp", func() serve.Session { return newSession(store) }, withRefusal(opts)...)
 	if err != nil {
 		return nil, err
 	}
 	return &Server{srv: srv, store: store}, nil
+}
+
+// An Option configures a server made by [ServeKernel] or [ServeNet].
+type Option = serve.Option
+
+// WithMaxClients sets the most clients served at once, as Redis's
+// maxclients; n <= 0 means no limit, the default. A client over the limit
+// gets Redis's error, "-ERR max number of clients reached", and is
+// closed. The command (cmd/resp) sets it from -maxclients.
+func WithMaxClients(n int) Option { return serve.WithMaxConns(n) }
+
+// WithLogf sets the server's logger, which hears what stops or pauses its
+// accepting; the default is log.Printf.
+func WithLogf(logf func(format string, args ...any)) Option { return serve.WithLogf(logf) }
+
+// refusal is Redis's reply to a client over maxclients.
+var refusal = []byte("-ERR max number of clients reached\r\n")
+
+// withRefusal puts RESP's refusal before the caller's options.
+func withRefusal(opts []Option) []Option {
+	return append([]Option{serve.WithRefusal(refusal)}, opts...)
 }

@@ -18,5 +18,15 @@
 // [Server.Close]: Close expires the deadlines of the open sockets, which
 // ends every wait with an error, and waits for the tasks to see it.
 //
+// Accepting survives running out of resources: an accept that fails with
+// EMFILE, ENFILE, ENOBUFS or ENOMEM (netpoll's ErrTemporary) is logged once
+// and retried after a back-off of 5 ms, doubling up to 1 s (net/http's),
+// while clients wait in the listen backlog; the kernel server's accept task
+// waits for the back-off as a read deadline on the listener, so a task
+// never blocks. Any other accept error stops accepting, is logged at once
+// and is what [Server.Close] returns. [WithMaxConns] refuses clients over a
+// limit (with the protocol's error, [WithRefusal]) before descriptors run
+// out.
+//
 // [Main] is the main function of the examples' commands.
 package serve

@@ -22,10 +22,17 @@ const acceptsPerRun = 64
 
 // Kernel serves on addr ("host:port", TCP) with tasks on k and its
 // netpoll.Poller: one accept task, and one task per connection, each with
-// the session newSession returns. name prefixes the error of starting the
-// accept task ("echo: starting the accept task: ..."). The examples'
-// ServeKernel call it; close the server before k shuts down.
-func Kernel(k *kernel.Kernel, addr, name string, newSession func() Session) (*Server, error) {
+// the session newSession returns. name prefixes the server's log lines and
+// the error of starting the accept task ("echo: starting the accept task:
+// ..."). The examples' ServeKernel call it; close the server before k
+// shuts down.
+//
+// An accept that fails for want of a resource (descriptors, above all) is
+// logged, and the accept task waits 5 ms, doubling up to 1 s, before it
+// tries again: clients wait in the listen backlog meanwhile, and are
+// served once descriptors free up. Any other accept error stops the server
+// accepting; it is logged at once, and Close returns it.
+func Kernel(k *kernel.Kernel, addr, name string, newSession func() Session, opts ...Option) (*Server, error) {
 	p, err := k.Poller()
 	if err != nil {
 		return nil, err
@@ -34,7 +41,7 @@ func Kernel(k *kernel.Kernel, addr, name string, newSession func() Session) (*Se
 	if err != nil {
 		return nil, err
 	}
-	s := &kernelServer{ln: ln, lnOpen: true, newSession: newSession, conns: make(map[*netpoll.Conn]struct{})}
+	s := &kernelServer{ln: ln, lnOpen: true, name: name, cfg: newConfig(opts), newSession: newSession, conns: make(map[*netpoll.Conn]struct{})}
 	s.wg.Add(1)
 	if err := k.Go(s.accept); err != nil {
 		ln.Close()
@@ -51,9 +58,12 @@ func Kernel(k *kernel.Kernel, addr, name string, newSession func() Session) (*Se
 // mu orders the two, so no deadline is set on a socket already closed.
 type kernelServer struct {
 	ln         *netpoll.Listener
+	name       string
+	cfg        config
 	newSession func() Session
 	closing    atomic.Bool
-	acceptErr  error // written by the accept task, read after wg.Wait
+	acceptErr  error   // written by the accept task, read after wg.Wait
+	bo         backoff // the accept task's
 
 	mu     sync.Mutex
 	lnOpen bool
@@ -63,30 +73,82 @@ type kernelServer struct {
 
 // accept is the accept task: it accepts until the listener would block,
 // spawning a connection task for each connection, then waits to be ready.
+// After an accept failed for want of a resource it waits for the back-off
+// instead: a read deadline on the listener, which a new connection may end
+// early.
 func (s *kernelServer) accept(c *kernel.Ctx) {
-	if err := c.WaitErr(); err != nil || s.closing.Load() {
+	err := c.WaitErr()
+	if s.closing.Load() {
+		s.stopAccepting(nil)
+		return
+	}
+	if err != nil && !(s.bo.delay > 0 && errors.Is(err, netpoll.ErrDeadlineExceeded)) {
+		s.cfg.logf("%s: accepting stopped: %v", s.name, err)
+		s.stopAccepting(err)
+		return
+	}
+	if s.bo.delay > 0 && !s.setBackoff(time.Time{}) {
 		s.stopAccepting(nil)
 		return
 	}
 	for range acceptsPerRun {
 		conn, err := s.ln.Accept()
-		if errors.Is(err, netpoll.ErrWouldBlock) {
+		switch {
+		case errors.Is(err, netpoll.ErrWouldBlock):
 			if err := c.WaitRead(s.ln.Desc()); err != nil {
 				s.stopAccepting(err)
 			}
 			return
-		}
-		if err != nil {
+		case temporary(err):
+			d := s.bo.failed(s.name, s.cfg.logf, err)
+			if !s.setBackoff(time.Now().Add(d)) {
+				s.stopAccepting(nil)
+				return
+			}
+			if err := c.WaitRead(s.ln.Desc()); err != nil {
+				s.stopAccepting(err)
+			}
+			return
+		case err != nil:
+			s.cfg.logf("%s: accepting stopped: %v", s.name, err)
 			s.stopAccepting(err)
 			return
 		}
+		s.bo.succeeded(s.name, s.cfg.logf)
 		s.mu.Lock()
+		if s.cfg.maxConns > 0 && len(s.conns) >= s.cfg.maxConns {
+			s.mu.Unlock()
+			refuse(conn, s.cfg.refusal)
+			continue
+		}
 		s.conns[conn] = struct{}{}
 		s.wg.Add(1)
 		s.mu.Unlock()
 		c.Go(s.serve(conn))
 	}
 	c.Yield()
+}
+
+// setBackoff sets the listener's read deadline to t (the zero time clears
+// it) and reports true, or reports false if the server is closing: under
+// mu, so that it never undoes the expired deadline Close sets.
+func (s *kernelServer) setBackoff(t time.Time) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closing.Load() {
+		return false
+	}
+	s.ln.Desc().SetReadDeadline(t)
+	return true
+}
+
+// refuse sends msg to a connection over the limit, as far as its socket
+// buffer takes it at once, and closes it.
+func refuse(conn *netpoll.Conn, msg []byte) {
+	if len(msg) > 0 {
+		conn.Write(msg)
+	}
+	conn.Close()
 }
 
 // stopAccepting closes the listener and records err, from the accept task.

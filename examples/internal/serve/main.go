@@ -13,21 +13,37 @@ import (
 	"github.com/vsched/vsched/kernel"
 )
 
+// DefaultMaxClients is the default of the commands' -maxclients: Redis's
+// default maxclients.
+const DefaultMaxClients = 10000
+
+// reservedFDs are the descriptors a command keeps for itself when it fits
+// -maxclients to its descriptor limit (Redis keeps 32).
+const reservedFDs = 32
+
 // Main is the main function of the examples' commands: it serves with
 // serveKernel or serveNet, as the -impl flag says, on -addr (defaultAddr
 // unless given), until interrupted, then closes the server and shuts the
-// kernel down. name prefixes its log lines. Only a command's main may call
-// it: it parses the command line and may exit the program.
+// kernel down. name prefixes its log lines. -maxclients bounds the
+// clients served at once; like Redis, Main lowers it to fit the process's
+// descriptor limit and says so. Only a command's main may call it: it
+// parses the command line and may exit the program.
 func Main[S interface {
 	Addr() net.Addr
 	Close() error
-}](name, defaultAddr string, serveKernel func(*kernel.Kernel, string) (S, error), serveNet func(string) (S, error)) {
+}](name, defaultAddr string, serveKernel func(*kernel.Kernel, string, ...Option) (S, error), serveNet func(string, ...Option) (S, error)) {
 	addr := flag.String("addr", defaultAddr, "TCP address to listen on")
 	impl := flag.String("impl", "kernel", "kernel (tasks on the vsched kernel and its netpoll) or net (a goroutine per connection)")
 	procs := flag.Int("procs", 0, "the kernel's Ps (0: GOMAXPROCS)")
+	maxClients := flag.Int("maxclients", DefaultMaxClients, "the most clients served at once (0: no limit); lowered to fit the descriptor limit")
 	flag.Parse()
 	log.SetFlags(0)
 	log.SetPrefix(name + ": ")
+	if limit, ok := fdLimit(); ok && limit > reservedFDs && (*maxClients <= 0 || *maxClients > limit-reservedFDs) {
+		log.Printf("maxclients %d lowered to %d: the descriptor limit is %d", *maxClients, limit-reservedFDs, limit)
+		*maxClients = limit - reservedFDs
+	}
+	serveOpts := []Option{WithMaxConns(*maxClients), WithLogf(log.Printf)}
 
 	var k *kernel.Kernel
 	var srv S
@@ -41,9 +57,9 @@ func Main[S interface {
 		if k, err = kernel.New(opts...); err != nil {
 			log.Fatal(err)
 		}
-		srv, err = serveKernel(k, *addr)
+		srv, err = serveKernel(k, *addr, serveOpts...)
 	case "net":
-		srv, err = serveNet(*addr)
+		srv, err = serveNet(*addr, serveOpts...)
 	default:
 		log.Fatalf("-impl %q: want kernel or net", *impl)
 	}

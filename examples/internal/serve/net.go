@@ -4,18 +4,22 @@ import (
 	"errors"
 	"net"
 	"sync"
+	"time"
 )
 
 // Net serves on addr ("host:port", TCP) with the net package: an accept
 // goroutine and a goroutine per connection, each with the session
 // newSession returns, reading, handing the session what it read, and
-// writing its output with one write. The examples' ServeNet call it.
-func Net(addr string, newSession func() Session) (*Server, error) {
+// writing its output with one write. name prefixes the server's log lines.
+// The examples' ServeNet call it. Accept errors are treated as by
+// [Kernel]: a temporary one pauses accepting, any other stops it.
+func Net(addr, name string, newSession func() Session, opts ...Option) (*Server, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, err
 	}
-	s := &netServer{ln: ln, newSession: newSession, conns: make(map[net.Conn]struct{})}
+	s := &netServer{ln: ln, name: name, cfg: newConfig(opts), newSession: newSession,
+		conns: make(map[net.Conn]struct{}), closed: make(chan struct{})}
 	s.wg.Add(1)
 	go s.acceptLoop()
 	return &Server{addr: ln.Addr(), stop: s.close}, nil
@@ -25,8 +29,11 @@ func Net(addr string, newSession func() Session) (*Server, error) {
 // accept goroutine and the connection goroutines.
 type netServer struct {
 	ln         net.Listener
+	name       string
+	cfg        config
 	newSession func() Session
-	acceptErr  error // written by the accept goroutine, read after wg.Wait
+	acceptErr  error         // written by the accept goroutine, read after wg.Wait
+	closed     chan struct{} // closed by close: ends a back-off
 
 	mu      sync.Mutex
 	conns   map[net.Conn]struct{}
@@ -38,26 +45,56 @@ type netServer struct {
 func (s *netServer) acceptLoop() {
 	defer s.wg.Done()
 	// Ends when Accept fails: after close, or on an error that stops the
-	// server.
+	// server. A temporary error pauses it.
+	var bo backoff
 	for {
 		conn, err := s.ln.Accept()
+		if err != nil && temporary(err) {
+			t := time.NewTimer(bo.failed(s.name, s.cfg.logf, err))
+			select {
+			case <-t.C:
+				continue
+			case <-s.closed:
+				t.Stop()
+				return
+			}
+		}
 		if err != nil {
 			if !errors.Is(err, net.ErrClosed) {
+				s.cfg.logf("%s: accepting stopped: %v", s.name, err)
 				s.acceptErr = err
 			}
 			return
 		}
+		bo.succeeded(s.name, s.cfg.logf)
 		s.mu.Lock()
 		if s.closing {
 			s.mu.Unlock()
 			conn.Close()
 			return
 		}
+		if s.cfg.maxConns > 0 && len(s.conns) >= s.cfg.maxConns {
+			s.wg.Add(1)
+			s.mu.Unlock()
+			go s.refuse(conn)
+			continue
+		}
 		s.conns[conn] = struct{}{}
 		s.wg.Add(1)
 		s.mu.Unlock()
 		go s.serve(conn)
 	}
+}
+
+// refuse sends the refusal to a connection over the limit, for at most a
+// second, and closes it.
+func (s *netServer) refuse(conn net.Conn) {
+	defer s.wg.Done()
+	if len(s.cfg.refusal) > 0 {
+		conn.SetWriteDeadline(time.Now().Add(time.Second))
+		conn.Write(s.cfg.refusal)
+	}
+	conn.Close()
 }
 
 // serve runs one connection, on its own goroutine, until the client closes
@@ -93,6 +130,7 @@ func (s *netServer) serve(conn net.Conn) {
 func (s *netServer) close() error {
 	s.mu.Lock()
 	s.closing = true
+	close(s.closed)
 	s.ln.Close()
 	for conn := range s.conns {
 		conn.Close()

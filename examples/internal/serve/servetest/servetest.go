@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vsched/vsched/examples/internal/serve"
 	"github.com/vsched/vsched/kernel"
 )
 
@@ -16,15 +17,16 @@ import (
 const HangTimeout = time.Minute
 
 // Servers starts an example's two implementations on loopback, keyed
-// "kernel" and "net", and closes them (and the kernel) when the test ends.
+// "kernel" and "net", with opts, and closes them (and the kernel) when the
+// test ends.
 // Only the test's goroutine may call it.
-func Servers[S interface{ Close() error }](t *testing.T, serveKernel func(*kernel.Kernel, string) (S, error), serveNet func(string) (S, error)) map[string]S {
+func Servers[S interface{ Close() error }](t *testing.T, serveKernel func(*kernel.Kernel, string, ...serve.Option) (S, error), serveNet func(string, ...serve.Option) (S, error), opts ...serve.Option) map[string]S {
 	t.Helper()
 	k, err := kernel.New()
 	if err != nil {
 		t.Fatal(err)
 	}
-	ks, err := serveKernel(k, "127.0.0.1:0")
+	ks, err := serveKernel(k, "127.0.0.1:0", opts...)
 	if err != nil {
 		k.Close()
 		t.Fatal(err)
@@ -39,7 +41,7 @@ func Servers[S interface{ Close() error }](t *testing.T, serveKernel func(*kerne
 			t.Errorf("kernel Shutdown: %v", err)
 		}
 	})
-	ns, err := serveNet("127.0.0.1:0")
+	ns, err := serveNet("127.0.0.1:0", opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
