@@ -48,45 +48,101 @@ func (e *protocolError) Unwrap() error { return ErrProtocol }
 // arguments: skip it. An error wraps [ErrProtocol].
 //
 // ParseCommand never reads past len(b) and never looks further than the
-// length fields tell it to, so parsing a large command again after each
-// read costs only its headers.
+// length fields tell it to; but each call starts over, so a caller that
+// parses a command again after each read pays for its headers each time.
+// The servers keep a parser that resumes where the last read stopped.
 func ParseCommand(b []byte, args [][]byte) (_ [][]byte, n int, err error) {
+	var p parser
+	return p.next(b, args)
+}
+
+// A parser parses commands from the start of a buffer that grows between
+// calls, and resumes a command that had not fully arrived where it
+// stopped: the headers of the arguments parsed so far are not read again,
+// so a command costs time linear in its size however many reads bring it.
+// The caller keeps the start of the command at the start of the buffer.
+type parser struct {
+	count int    // the arguments of the command in progress; 0: none
+	pos   int    // where the next argument's header starts
+	spans []span // the arguments parsed so far, as offsets in the buffer
+	// scanned counts the bytes the parser has looked at, for the test
+	// that parsing is linear.
+	scanned int
+}
+
+// A span is an argument's place in the buffer.
+type span struct{ start, end int }
+
+// maxKeptSpans is the most argument slots a parser and a session keep
+// between commands; a command with more drops its slots when it is done.
+const maxKeptSpans = 1024
+
+// next is ParseCommand for the command at the start of b, resumed.
+func (p *parser) next(b []byte, args [][]byte) (_ [][]byte, n int, err error) {
 	args = args[:0]
-	if len(b) == 0 {
-		return args, 0, nil
+	if p.count == 0 {
+		if len(b) == 0 {
+			return args, 0, nil
+		}
+		if b[0] != '*' {
+			return p.parseInline(b, args)
+		}
+		count, pos, err := p.parseLength(b, 0, '*', maxArgs)
+		if pos == 0 || err != nil {
+			return args, 0, err
+		}
+		if count <= 0 {
+			return args, pos, nil
+		}
+		p.count, p.pos, p.spans = count, pos, p.spans[:0]
 	}
-	if b[0] != '*' {
-		return parseInline(b, args)
-	}
-	count, pos, err := parseLength(b, 0, '*', maxArgs)
-	if pos == 0 || err != nil {
-		return args, 0, err
-	}
-	for range count {
+	for len(p.spans) < p.count {
+		pos := p.pos
 		if pos == len(b) {
-			return args[:0], 0, nil
+			return args, 0, nil
 		}
 		if b[pos] != '$' {
-			return args[:0], 0, protoErr("expected '$', got '" + string(b[pos]) + "'")
+			p.reset()
+			return args, 0, protoErr("expected '$', got '" + string(b[pos]) + "'")
 		}
-		size, next, err := parseLength(b, pos, '$', maxBulk)
-		if next == 0 || err != nil {
-			return args[:0], 0, err
+		size, next, err := p.parseLength(b, pos, '$', maxBulk)
+		if err != nil {
+			p.reset()
+			return args, 0, err
+		}
+		if next == 0 {
+			return args, 0, nil
 		}
 		if size < 0 {
-			return args[:0], 0, protoErr("invalid bulk length")
+			p.reset()
+			return args, 0, protoErr("invalid bulk length")
 		}
 		end := next + size
 		if len(b) < end+2 {
-			return args[:0], 0, nil
+			return args, 0, nil
 		}
 		if b[end] != '\r' || b[end+1] != '\n' {
-			return args[:0], 0, protoErr("bulk string not terminated by CRLF")
+			p.reset()
+			return args, 0, protoErr("bulk string not terminated by CRLF")
 		}
-		args = append(args, b[next:end])
-		pos = end + 2
+		p.spans = append(p.spans, span{next, end})
+		p.pos = end + 2
 	}
-	return args, pos, nil
+	for _, sp := range p.spans {
+		args = append(args, b[sp.start:sp.end])
+	}
+	n = p.pos
+	p.reset()
+	return args, n, nil
+}
+
+// reset ends the command in progress.
+func (p *parser) reset() {
+	p.count, p.pos = 0, 0
+	p.spans = p.spans[:0]
+	if cap(p.spans) > maxKeptSpans {
+		p.spans = nil
+	}
 }
 
 // parseLength parses the header line at b[at:], prefix then a decimal
@@ -94,14 +150,16 @@ func ParseCommand(b []byte, args [][]byte) (_ [][]byte, n int, err error) {
 // line; next == 0 means that the line is not complete yet. A length of -1
 // (a null array or bulk string) is returned as -1; anything else below 0,
 // above limit, or not a decimal integer is a protocol error.
-func parseLength(b []byte, at int, prefix byte, limit int) (v, next int, err error) {
+func (p *parser) parseLength(b []byte, at int, prefix byte, limit int) (v, next int, err error) {
 	end := bytes.IndexByte(b[at:], '\n')
 	if end < 0 {
+		p.scanned += len(b) - at
 		if len(b)-at > maxInline {
 			return 0, 0, protoErr("too big " + string(prefix) + " count")
 		}
 		return 0, 0, nil
 	}
+	p.scanned += end + 1
 	end += at
 	if end == at || b[end-1] != '\r' {
 		return 0, 0, protoErr("line not terminated by CRLF")
@@ -136,14 +194,16 @@ func parseDecimal(s []byte, limit int) (v int, ok bool) {
 
 // parseInline parses an inline command: one line, "\n" or "\r\n"
 // terminated, of words separated by spaces and tabs.
-func parseInline(b []byte, args [][]byte) ([][]byte, int, error) {
+func (p *parser) parseInline(b []byte, args [][]byte) ([][]byte, int, error) {
 	end := bytes.IndexByte(b, '\n')
 	if end < 0 {
+		p.scanned += len(b)
 		if len(b) > maxInline {
 			return args, 0, protoErr("too big inline request")
 		}
 		return args, 0, nil
 	}
+	p.scanned += end + 1
 	line := b[:end]
 	if len(line) > 0 && line[len(line)-1] == '\r' {
 		line = line[:len(line)-1]

@@ -26,7 +26,8 @@ type session struct {
 	in    []byte   // received, not yet parsed: always a whole buffer from in[0]
 	out   []byte   // replies: out[sent:] is not written yet
 	sent  int      // bytes of out already written
-	args  [][]byte // ParseCommand's scratch, reused
+	args  [][]byte // the parser's output, reused
+	p     parser   // resumes a command that has not fully arrived
 	// closing is set after a protocol error: the -ERR reply is the last
 	// thing in out, and the connection is closed once out is written.
 	closing bool
@@ -55,7 +56,7 @@ func (s *session) Received(n int) {
 	done := 0
 	// Every command consumes at least one byte, so this ends.
 	for done < len(s.in) {
-		args, used, err := ParseCommand(s.in[done:], s.args)
+		args, used, err := s.p.next(s.in[done:], s.args)
 		s.args = args
 		if err != nil {
 			s.fail(err)
@@ -73,6 +74,9 @@ func (s *session) Received(n int) {
 		s.in = make([]byte, 0, readSize) // a big command has gone
 	}
 	clear(s.args) // drop references into in
+	if cap(s.args) > maxKeptSpans {
+		s.args = nil // a command with very many arguments has gone
+	}
 	if rest > maxQuery {
 		s.fail(protoErr("query buffer limit exceeded"))
 	}
@@ -86,6 +90,7 @@ func (s *session) fail(err error) {
 		s.out = appendError(s.out, err.Error())
 	}
 	s.in = s.in[:0]
+	s.p.reset()
 	s.closing = true
 }
 
