@@ -25,6 +25,14 @@
 //     command's -maxclients defaults to Redis's 10000 and, like Redis, is
 //     lowered to fit the process's descriptor limit (less 32 kept for the
 //     process).
+//   - Replies: [WithOutputLimits], as Redis's client-output-buffer-limit.
+//     While a client's unwritten replies are over the soft limit (64 MiB)
+//     its commands wait, unexecuted, and run as it reads; a reply that
+//     takes them over the hard limit (256 MiB) closes the client. So a
+//     pipeline of GETs of big values holds at most the soft limit and one
+//     reply per connection, however long it is. Unlike Redis, a client
+//     over the soft limit is not closed after a time: it just waits. The
+//     command's -output-soft-limit and -output-hard-limit set them.
 //   - Accept failures: an accept that fails for want of a resource
 //     (descriptors, buffers, memory) is logged once and retried 5 ms later,
 //     doubling up to 1 s, until it works, when that is logged too; clients

@@ -14,7 +14,8 @@ import (
 // in the closure.
 func ServeKernel(k *kernel.Kernel, addr string, opts ...Option) (*Server, error) {
 	store := NewStore()
-	srv, err := serve.Kernel(k, addr, "resp", func() serve.Session { return newSession(store) }, withRefusal(opts)...)
+	o := newOptions(opts)
+	srv, err := serve.Kernel(k, addr, "resp", func() serve.Session { return newSession(store, o.out) }, o.serve...)
 	if err != nil {
 		return nil, err
 	}

@@ -230,3 +230,30 @@ func TestMaxClientsRefusesWithRedisError(t *testing.T) {
 		})
 	}
 }
+
+// TestPipelinedRepliesOverTheSoftLimitAllArrive: 50 GETs of a 1 MiB value
+// pipelined in one write, against servers with a 2 MiB soft output limit.
+// The commands run a few at a time as the client reads, and every reply
+// arrives, in order.
+func TestPipelinedRepliesOverTheSoftLimitAllArrive(t *testing.T) {
+	value := strings.Repeat("v", 1<<20)
+	for impl, srv := range servetest.Servers(t, resp.ServeKernel, resp.ServeNet, resp.WithOutputLimits(2<<20, 64<<20)) {
+		t.Run(impl, func(t *testing.T) {
+			c := dial(t, srv.Addr())
+			if got, err := c.do("SET", "big", value); got != "+OK" {
+				t.Fatalf("SET: %q, %v", got, err)
+			}
+			var batch strings.Builder
+			for range 50 {
+				batch.WriteString(encode("GET", "big"))
+			}
+			go c.send(batch.String()) // the server may not read it all before we read
+			for i := range 50 {
+				got, err := c.reply()
+				if err != nil || got != "$1048576 "+value {
+					t.Fatalf("reply %d: %.20q..., %v", i, got, err)
+				}
+			}
+		})
+	}
+}

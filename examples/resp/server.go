@@ -31,7 +31,8 @@ func (s *Server) Close() error { return s.srv.Close() }
 // the commands of what it read, and writing their replies with one write.
 func ServeNet(addr string, opts ...Option) (*Server, error) {
 	store := NewStore()
-	srv, err := serve.Net(addr, "resp", func() serve.Session { return newSession(store) }, withRefusal(opts)...)
+	o := newOptions(opts)
+	srv, err := serve.Net(addr, "resp", func() serve.Session { return newSession(store, o.out) }, o.serve...)
 	if err != nil {
 		return nil, err
 	}
@@ -39,22 +40,57 @@ func ServeNet(addr string, opts ...Option) (*Server, error) {
 }
 
 // An Option configures a server made by [ServeKernel] or [ServeNet].
-type Option = serve.Option
+type Option func(*options)
+
+type options struct {
+	serve []serve.Option
+	out   outputLimits
+}
+
+// newOptions applies opts over the defaults: RESP's refusal and the
+// default output limits.
+func newOptions(opts []Option) options {
+	o := options{
+		serve: []serve.Option{serve.WithRefusal(refusal)},
+		out:   outputLimits{soft: DefaultOutputSoftLimit, hard: DefaultOutputHardLimit},
+	}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return o
+}
 
 // WithMaxClients sets the most clients served at once, as Redis's
 // maxclients; n <= 0 means no limit, the default. A client over the limit
 // gets Redis's error, "-ERR max number of clients reached", and is
 // closed. The command (cmd/resp) sets it from -maxclients.
-func WithMaxClients(n int) Option { return serve.WithMaxConns(n) }
+func WithMaxClients(n int) Option {
+	return func(o *options) { o.serve = append(o.serve, serve.WithMaxConns(n)) }
+}
 
 // WithLogf sets the server's logger, which hears what stops or pauses its
 // accepting; the default is log.Printf.
-func WithLogf(logf func(format string, args ...any)) Option { return serve.WithLogf(logf) }
+func WithLogf(logf func(format string, args ...any)) Option {
+	return func(o *options) { o.serve = append(o.serve, serve.WithLogf(logf)) }
+}
+
+// The default output limits: Redis's limits for its replica class of
+// clients (its normal clients have none).
+const (
+	DefaultOutputSoftLimit = 64 << 20
+	DefaultOutputHardLimit = 256 << 20
+)
+
+// WithOutputLimits bounds a client's pending replies, as Redis's
+// client-output-buffer-limit: while they are over soft bytes the client's
+// commands wait, unexecuted, until it has read enough; a command whose
+// reply takes them over hard bytes closes the client, replies dropped.
+// 0 turns a limit off. The defaults are [DefaultOutputSoftLimit] and
+// [DefaultOutputHardLimit]; the command sets them from -output-soft-limit
+// and -output-hard-limit.
+func WithOutputLimits(soft, hard int) Option {
+	return func(o *options) { o.out = outputLimits{soft: soft, hard: hard} }
+}
 
 // refusal is Redis's reply to a client over maxclients.
 var refusal = []byte("-ERR max number of clients reached\r\n")
-
-// withRefusal puts RESP's refusal before the caller's options.
-func withRefusal(opts []Option) []Option {
-	return append([]Option{serve.WithRefusal(refusal)}, opts...)
-}

@@ -31,10 +31,21 @@ type session struct {
 	// closing is set after a protocol error: the -ERR reply is the last
 	// thing in out, and the connection is closed once out is written.
 	closing bool
+	lim     outputLimits
+	// paused is set while complete commands wait in in because the
+	// pending replies are over the soft limit; Wrote runs them once the
+	// replies are written.
+	paused bool
+	// moved counts the input bytes copied within or between buffers, for
+	// the test that a command costs time linear in its size.
+	moved int
 }
 
-func newSession(store *Store) *session {
-	return &session{store: store, in: make([]byte, 0, readSize)}
+// outputLimits bound the replies a session holds unwritten; 0 is no limit.
+type outputLimits struct{ soft, hard int }
+
+func newSession(store *Store, lim outputLimits) *session {
+	return &session{store: store, in: make([]byte, 0, readSize), lim: lim}
 }
 
 // ReadBuf returns the free space after the received bytes, at least
@@ -42,20 +53,32 @@ func newSession(store *Store) *session {
 func (s *session) ReadBuf() []byte {
 	if cap(s.in)-len(s.in) < readSize/2 {
 		grown := make([]byte, len(s.in), 2*cap(s.in))
-		copy(grown, s.in)
+		s.moved += copy(grown, s.in)
 		s.in = grown
 	}
 	return s.in[len(s.in):cap(s.in)]
 }
 
-// Received takes n bytes just read into ReadBuf, runs every complete
-// command in the input and appends the replies to out. After a protocol
+// Received takes n bytes just read into ReadBuf, runs the complete
+// commands in the input and appends the replies to out. After a protocol
 // error it appends the error reply, discards the input and sets closing.
 func (s *session) Received(n int) {
 	s.in = s.in[:len(s.in)+n]
+	s.run()
+}
+
+// run runs the complete commands in the input, up to the output limits:
+// it stops while the pending replies are over the soft limit (paused),
+// and closes the session, replies dropped, when they go over the hard one.
+func (s *session) run() {
+	s.paused = false
 	done := 0
 	// Every command consumes at least one byte, so this ends.
 	for done < len(s.in) {
+		if s.lim.soft > 0 && len(s.out)-s.sent > s.lim.soft {
+			s.paused = true
+			break
+		}
 		args, used, err := s.p.next(s.in[done:], s.args)
 		s.args = args
 		if err != nil {
@@ -67,9 +90,20 @@ func (s *session) Received(n int) {
 		}
 		s.out = s.store.Exec(s.out, args)
 		done += used
+		if s.lim.hard > 0 && len(s.out)-s.sent > s.lim.hard {
+			// As Redis, close the client without its replies.
+			s.out, s.sent = nil, 0
+			s.in = s.in[:0]
+			s.p.reset()
+			s.closing = true
+			return
+		}
 	}
-	rest := copy(s.in, s.in[done:])
-	s.in = s.in[:rest]
+	rest := len(s.in) - done
+	if done > 0 { // else a command still arriving stays where it is
+		s.moved += copy(s.in, s.in[done:])
+		s.in = s.in[:rest]
+	}
 	if rest == 0 && cap(s.in) > 4*readSize {
 		s.in = make([]byte, 0, readSize) // a big command has gone
 	}
@@ -102,7 +136,8 @@ func (s *session) Closing() bool { return s.closing }
 func (s *session) Pending() []byte { return s.out[s.sent:] }
 
 // Wrote records that the first n bytes of Pending were written; once all
-// is written the output buffer is reused.
+// is written the output buffer is reused, and commands that waited for
+// the replies to be read run, so that Pending may have more.
 func (s *session) Wrote(n int) {
 	s.sent += n
 	if s.sent < len(s.out) {
@@ -112,5 +147,8 @@ func (s *session) Wrote(n int) {
 	s.out = s.out[:0]
 	if cap(s.out) > keepOut {
 		s.out = nil
+	}
+	if s.paused {
+		s.run()
 	}
 }

@@ -204,6 +204,9 @@ func (s *kernelServer) serve(conn *netpoll.Conn) func(*kernel.Ctx) {
 				s.drop(conn) // its last output is written
 				return
 			}
+			if len(ss.Pending()) > 0 {
+				continue // Wrote let waiting commands run
+			}
 			if drained {
 				if err := c.WaitRead(conn.Desc()); err != nil {
 					s.drop(conn)

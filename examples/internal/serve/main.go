@@ -27,11 +27,14 @@ const reservedFDs = 32
 // kernel down. name prefixes its log lines. -maxclients bounds the
 // clients served at once; like Redis, Main lowers it to fit the process's
 // descriptor limit and says so. Only a command's main may call it: it
-// parses the command line and may exit the program.
+// parses the command line and may exit the program. options turns the
+// client limit and the logger into the example's options; a command may
+// define flags of its own before calling Main and read them there.
 func Main[S interface {
 	Addr() net.Addr
 	Close() error
-}](name, defaultAddr string, serveKernel func(*kernel.Kernel, string, ...Option) (S, error), serveNet func(string, ...Option) (S, error)) {
+}, O any](name, defaultAddr string, serveKernel func(*kernel.Kernel, string, ...O) (S, error), serveNet func(string, ...O) (S, error),
+	options func(maxClients int, logf func(string, ...any)) []O) {
 	addr := flag.String("addr", defaultAddr, "TCP address to listen on")
 	impl := flag.String("impl", "kernel", "kernel (tasks on the vsched kernel and its netpoll) or net (a goroutine per connection)")
 	procs := flag.Int("procs", 0, "the kernel's Ps (0: GOMAXPROCS)")
@@ -43,7 +46,7 @@ func Main[S interface {
 		log.Printf("maxclients %d lowered to %d: the descriptor limit is %d", *maxClients, limit-reservedFDs, limit)
 		*maxClients = limit - reservedFDs
 	}
-	serveOpts := []Option{WithMaxConns(*maxClients), WithLogf(log.Printf)}
+	serveOpts := options(*maxClients, log.Printf)
 
 	var k *kernel.Kernel
 	var srv S

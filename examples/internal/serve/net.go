@@ -113,10 +113,14 @@ func (s *netServer) serve(conn net.Conn) {
 		n, err := conn.Read(ss.ReadBuf())
 		if n > 0 {
 			ss.Received(n)
-			w, werr := conn.Write(ss.Pending())
-			ss.Wrote(w)
-			if werr != nil {
-				return
+			// Until nothing is pending: Wrote may let commands that
+			// waited for their replies to be read run.
+			for out := ss.Pending(); len(out) > 0; out = ss.Pending() {
+				w, werr := conn.Write(out)
+				ss.Wrote(w)
+				if werr != nil {
+					return
+				}
 			}
 		}
 		if err != nil {

@@ -12,7 +12,9 @@ import (
 // The handler reads into ReadBuf, reports the bytes with Received, writes
 // Pending and reports what went with Wrote. It reads nothing more while
 // output is pending, so a session need not buffer more than one read's
-// output.
+// output; and a session may hold back work of a read until its output has
+// been written: Wrote may make more output, which the handler writes
+// before it reads again.
 type Session interface {
 	// ReadBuf returns where the next read goes; it is not empty.
 	ReadBuf() []byte
@@ -20,7 +22,8 @@ type Session interface {
 	Received(n int)
 	// Pending returns the output not written yet.
 	Pending() []byte
-	// Wrote records that the first n bytes of Pending were written.
+	// Wrote records that the first n bytes of Pending were written; once
+	// all was written, Pending may have more.
 	Wrote(n int)
 	// Closing reports that the connection is to be closed once Pending is
 	// written (a protocol error, whose reply is the last output).

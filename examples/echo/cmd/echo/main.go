@@ -10,5 +10,8 @@ import (
 )
 
 func main() {
-	serve.Main("echo", "127.0.0.1:7007", echo.ServeKernel, echo.ServeNet)
+	serve.Main("echo", "127.0.0.1:7007", echo.ServeKernel, echo.ServeNet,
+		func(maxClients int, logf func(string, ...any)) []echo.Option {
+			return []echo.Option{echo.WithMaxConns(maxClients), echo.WithLogf(logf)}
+		})
 }

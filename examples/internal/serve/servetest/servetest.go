@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vsched/vsched/examples/internal/serve"
 	"github.com/vsched/vsched/kernel"
 )
 
@@ -20,7 +19,7 @@ const HangTimeout = time.Minute
 // "kernel" and "net", with opts, and closes them (and the kernel) when the
 // test ends.
 // Only the test's goroutine may call it.
-func Servers[S interface{ Close() error }](t *testing.T, serveKernel func(*kernel.Kernel, string, ...serve.Option) (S, error), serveNet func(string, ...serve.Option) (S, error), opts ...serve.Option) map[string]S {
+func Servers[S interface{ Close() error }, O any](t *testing.T, serveKernel func(*kernel.Kernel, string, ...O) (S, error), serveNet func(string, ...O) (S, error), opts ...O) map[string]S {
 	t.Helper()
 	k, err := kernel.New()
 	if err != nil {

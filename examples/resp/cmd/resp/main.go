@@ -6,10 +6,19 @@
 package main
 
 import (
+	"flag"
+
 	"github.com/vsched/vsched/examples/internal/serve"
 	"github.com/vsched/vsched/examples/resp"
 )
 
 func main() {
-	serve.Main("resp", "127.0.0.1:6380", resp.ServeKernel, resp.ServeNet)
+	soft := flag.Int("output-soft-limit", resp.DefaultOutputSoftLimit,
+		"bytes of pending replies above which a client's commands wait (0: no limit)")
+	hard := flag.Int("output-hard-limit", resp.DefaultOutputHardLimit,
+		"bytes of pending replies above which a client is closed (0: no limit)")
+	serve.Main("resp", "127.0.0.1:6380", resp.ServeKernel, resp.ServeNet,
+		func(maxClients int, logf func(string, ...any)) []resp.Option {
+			return []resp.Option{resp.WithMaxClients(maxClients), resp.WithLogf(logf), resp.WithOutputLimits(*soft, *hard)}
+		})
 }
