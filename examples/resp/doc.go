@@ -25,6 +25,14 @@
 //     command's -maxclients defaults to Redis's 10000 and, like Redis, is
 //     lowered to fit the process's descriptor limit (less 32 kept for the
 //     process).
+//   - Input: [MaxArgs] arguments, [MaxBulkLen] bytes an argument,
+//     [MaxInline] bytes an inline command, [MaxQueryBuffer] bytes of a
+//     command still arriving. Over a limit the client gets Redis's -ERR
+//     reply, and the connection lingers while the client is still sending
+//     (up to 2 s and 64 MiB), so that it reads the reply rather than a
+//     reset; then it is closed. Parsing resumes where the last read
+//     stopped, so a command costs time linear in its size however many
+//     reads bring it.
 //   - Replies: [WithOutputLimits], as Redis's client-output-buffer-limit.
 //     While a client's unwritten replies are over the soft limit (64 MiB)
 //     its commands wait, unexecuted, and run as it reads; a reply that

@@ -6,19 +6,26 @@ import (
 	"strconv"
 )
 
-// The protocol's limits, from Redis's server.h where it has one.
+// The protocol's limits, from Redis's where it has one. Input over a limit
+// is a protocol error: the client gets Redis's -ERR reply and the
+// connection is closed once the reply is written, lingering (for up to 2 s
+// and 64 MiB) while the client is still sending, so that it reads the
+// reply rather than a reset.
 const (
-	// maxArgs is the longest command array accepted (Redis: the
-	// multibulk length check in processMultibulkBuffer).
-	maxArgs = 1024 * 1024
-	// maxBulk is the longest argument accepted (Redis's
-	// proto-max-bulk-len is 512 MiB; an example needs less).
-	maxBulk = 16 << 20
-	// maxInline is the longest inline command line (PROTO_INLINE_MAX_SIZE).
-	maxInline = 64 << 10
-	// maxQuery bounds the bytes a connection may buffer for one command
-	// that has not fully arrived (Redis's client-query-buffer-limit).
-	maxQuery = 64 << 20
+	// MaxArgs is the longest command array accepted (Redis: the
+	// multibulk length check of processMultibulkBuffer, 1024*1024).
+	MaxArgs = 1024 * 1024
+	// MaxBulkLen is the longest argument accepted. Redis's
+	// proto-max-bulk-len is 512 MiB; this example server holds a
+	// command's arguments in memory, and takes less.
+	MaxBulkLen = 16 << 20
+	// MaxInline is the longest inline command line, and the longest
+	// header line (Redis's PROTO_INLINE_MAX_SIZE).
+	MaxInline = 64 << 10
+	// MaxQueryBuffer bounds the bytes a connection may buffer for one
+	// command that has not fully arrived (Redis's
+	// client-query-buffer-limit is 1 GiB).
+	MaxQueryBuffer = 64 << 20
 )
 
 // ErrProtocol is wrapped by every error of [ParseCommand]: the input is not
@@ -87,7 +94,7 @@ func (p *parser) next(b []byte, args [][]byte) (_ [][]byte, n int, err error) {
 		if b[0] != '*' {
 			return p.parseInline(b, args)
 		}
-		count, pos, err := p.parseLength(b, 0, '*', maxArgs)
+		count, pos, err := p.parseLength(b, 0, '*', MaxArgs)
 		if pos == 0 || err != nil {
 			return args, 0, err
 		}
@@ -105,7 +112,7 @@ func (p *parser) next(b []byte, args [][]byte) (_ [][]byte, n int, err error) {
 			p.reset()
 			return args, 0, protoErr("expected '$', got '" + string(b[pos]) + "'")
 		}
-		size, next, err := p.parseLength(b, pos, '$', maxBulk)
+		size, next, err := p.parseLength(b, pos, '$', MaxBulkLen)
 		if err != nil {
 			p.reset()
 			return args, 0, err
@@ -154,7 +161,7 @@ func (p *parser) parseLength(b []byte, at int, prefix byte, limit int) (v, next 
 	end := bytes.IndexByte(b[at:], '\n')
 	if end < 0 {
 		p.scanned += len(b) - at
-		if len(b)-at > maxInline {
+		if len(b)-at > MaxInline {
 			return 0, 0, protoErr("too big " + string(prefix) + " count")
 		}
 		return 0, 0, nil
@@ -198,7 +205,7 @@ func (p *parser) parseInline(b []byte, args [][]byte) ([][]byte, int, error) {
 	end := bytes.IndexByte(b, '\n')
 	if end < 0 {
 		p.scanned += len(b)
-		if len(b) > maxInline {
+		if len(b) > MaxInline {
 			return args, 0, protoErr("too big inline request")
 		}
 		return args, 0, nil

@@ -69,18 +69,18 @@ func TestParseCommandReportsEveryPrefixAsIncomplete(t *testing.T) {
 
 func TestParseCommandRejectsMalformedInput(t *testing.T) {
 	for in, want := range map[string]string{
-		"*1\r\n+PING\r\n":                       "expected '$', got '+'",
-		"*x\r\n":                                "invalid multibulk length",
-		"*-2\r\n":                               "invalid multibulk length",
-		"*+1\r\n":                               "invalid multibulk length",
-		"*99999999999\r\n":                      "invalid multibulk length",
-		"*1\r\n$-1\r\n":                         "invalid bulk length",
-		"*1\r\n$ 3\r\n":                         "invalid bulk length",
-		fmt.Sprintf("*1\r\n$%d\r\n", maxBulk+1): "invalid bulk length",
-		"*1\r\n$3\r\nGETX\r\n":                  "bulk string not terminated by CRLF",
-		"*1\n":                                  "line not terminated by CRLF",
-		"*" + strings.Repeat("1", maxInline+1):  "too big * count",
-		strings.Repeat("x", maxInline+1):        "too big inline request",
+		"*1\r\n+PING\r\n":  "expected '$', got '+'",
+		"*x\r\n":           "invalid multibulk length",
+		"*-2\r\n":          "invalid multibulk length",
+		"*+1\r\n":          "invalid multibulk length",
+		"*99999999999\r\n": "invalid multibulk length",
+		"*1\r\n$-1\r\n":    "invalid bulk length",
+		"*1\r\n$ 3\r\n":    "invalid bulk length",
+		fmt.Sprintf("*1\r\n$%d\r\n", MaxBulkLen+1): "invalid bulk length",
+		"*1\r\n$3\r\nGETX\r\n":                     "bulk string not terminated by CRLF",
+		"*1\n":                                     "line not terminated by CRLF",
+		"*" + strings.Repeat("1", MaxInline+1):     "too big * count",
+		strings.Repeat("x", MaxInline+1):           "too big inline request",
 	} {
 		_, n, err := ParseCommand([]byte(in), nil)
 		if !errors.Is(err, ErrProtocol) || !strings.HasSuffix(err.Error(), want) || n != 0 {

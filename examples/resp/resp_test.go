@@ -257,3 +257,21 @@ func TestPipelinedRepliesOverTheSoftLimitAllArrive(t *testing.T) {
 		})
 	}
 }
+
+// TestOversizedArgumentGetsTheErrorReply: a client sends a 20 MB argument,
+// over the 16 MiB limit, in one big write. The server replies with
+// Redis's error and closes, lingering until the client has sent it all,
+// so the client reads the error rather than a connection reset.
+func TestOversizedArgumentGetsTheErrorReply(t *testing.T) {
+	const size = 20 << 20
+	for impl, srv := range servers(t) {
+		t.Run(impl, func(t *testing.T) {
+			c := dial(t, srv.Addr())
+			go c.send(fmt.Sprintf("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$%d\r\n%s\r\n", size, strings.Repeat("v", size)))
+			got, err := io.ReadAll(c.r)
+			if string(got) != "-ERR Protocol error: invalid bulk length\r\n" || err != nil {
+				t.Fatalf("read %q, %v; want the error reply, then EOF", got, err)
+			}
+		})
+	}
+}

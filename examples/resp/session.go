@@ -111,7 +111,7 @@ func (s *session) run() {
 	if cap(s.args) > maxKeptSpans {
 		s.args = nil // a command with very many arguments has gone
 	}
-	if rest > maxQuery {
+	if rest > MaxQueryBuffer {
 		s.fail(protoErr("query buffer limit exceeded"))
 	}
 }

@@ -43,6 +43,16 @@ func WithLogf(logf func(format string, args ...any)) Option {
 	return func(c *config) { c.logf = logf }
 }
 
+// A connection whose session is closing (its protocol error's reply is
+// written) lingers: the server shuts its side down and discards what the
+// client still sends, for at most lingerTime and lingerBytes, before it
+// closes, so that a client in the middle of a large write gets the reply
+// rather than a reset (an HTTP server's lingering close).
+const (
+	lingerTime  = 2 * time.Second
+	lingerBytes = 64 << 20
+)
+
 // The back-off after an accept that failed for want of a resource: net/http's,
 // 5 ms doubling up to 1 s.
 const (

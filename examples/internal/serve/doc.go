@@ -28,5 +28,10 @@
 // limit (with the protocol's error, [WithRefusal]) before descriptors run
 // out.
 //
+// A connection whose session is closing (a protocol error, its reply
+// written) lingers before it is closed: the server shuts its side down and
+// discards what the client still sends, for up to 2 s and 64 MiB, so that
+// a client in the middle of a large write reads the reply, not a reset.
+//
 // [Main] is the main function of the examples' commands.
 package serve

@@ -179,9 +179,15 @@ func (s *kernelServer) stopAccepting(err error) {
 // same way).
 func (s *kernelServer) serve(conn *netpoll.Conn) func(*kernel.Ctx) {
 	ss := s.newSession()
+	var linger []byte // while the connection lingers: where its input is discarded
+	discarded := 0
 	return func(c *kernel.Ctx) {
 		if err := c.WaitErr(); err != nil || s.closing.Load() {
-			s.drop(conn)
+			s.drop(conn) // for a lingering connection, the linger time ran out
+			return
+		}
+		if linger != nil {
+			s.lingerRun(c, conn, linger, &discarded)
 			return
 		}
 		drained := false
@@ -201,7 +207,15 @@ func (s *kernelServer) serve(conn *netpoll.Conn) func(*kernel.Ctx) {
 				}
 			}
 			if ss.Closing() {
-				s.drop(conn) // its last output is written
+				// Its last output is written: linger, so that a client
+				// still sending reads it rather than a reset.
+				conn.CloseWrite()
+				if !s.setDeadline(conn, time.Now().Add(lingerTime)) {
+					s.drop(conn)
+					return
+				}
+				linger = make([]byte, 4<<10)
+				s.lingerRun(c, conn, linger, &discarded)
 				return
 			}
 			if len(ss.Pending()) > 0 {
@@ -231,6 +245,43 @@ func (s *kernelServer) serve(conn *netpoll.Conn) func(*kernel.Ctx) {
 		}
 		c.Yield()
 	}
+}
+
+// lingerRun discards what a lingering connection sends until it closes,
+// errs, has sent lingerBytes or the linger deadline ends the wait, then
+// drops it.
+func (s *kernelServer) lingerRun(c *kernel.Ctx, conn *netpoll.Conn, buf []byte, discarded *int) {
+	for range readsPerRun {
+		n, err := conn.Read(buf)
+		*discarded += n
+		switch {
+		case *discarded > lingerBytes:
+			s.drop(conn)
+			return
+		case errors.Is(err, netpoll.ErrWouldBlock):
+			if err := c.WaitRead(conn.Desc()); err != nil {
+				s.drop(conn)
+			}
+			return
+		case err != nil:
+			s.drop(conn) // io.EOF: the client read the reply and closed
+			return
+		}
+	}
+	c.Yield()
+}
+
+// setDeadline sets conn's read deadline to t and reports true, or reports
+// false if the server is closing: under mu, so that it never undoes the
+// expired deadline Close sets.
+func (s *kernelServer) setDeadline(conn *netpoll.Conn, t time.Time) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closing.Load() {
+		return false
+	}
+	conn.Desc().SetReadDeadline(t)
+	return true
 }
 
 // drop closes conn, from its own task.

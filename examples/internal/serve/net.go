@@ -2,6 +2,7 @@ package serve
 
 import (
 	"errors"
+	"io"
 	"net"
 	"sync"
 	"time"
@@ -108,6 +109,16 @@ func (s *netServer) serve(conn net.Conn) {
 		s.wg.Done()
 	}()
 	ss := s.newSession()
+	defer func() {
+		if ss.Closing() {
+			// Linger, as the kernel server does.
+			if tc, ok := conn.(*net.TCPConn); ok {
+				tc.CloseWrite()
+			}
+			conn.SetReadDeadline(time.Now().Add(lingerTime))
+			io.CopyN(io.Discard, conn, lingerBytes)
+		}
+	}()
 	// Ends at EOF, an error, or when the session is closing.
 	for !ss.Closing() {
 		n, err := conn.Read(ss.ReadBuf())
