@@ -52,6 +52,8 @@ func TestKnownBadReductionIsReported(t *testing.T) {
 		Tags: "vsched_explore", MustPrint: []string{"--- FAIL: TestSleepSetsKeepTheOrdersASpinDecides", "want both 0 and 1"}}
 	byDPORDifferential := mutant.Verifier{Name: "reduction", Pkg: "./explore", Run: "^TestDPORReachesEveryOutcomeOfKnownCounterexamples$",
 		Tags: "vsched_explore", MustPrint: []string{"outcomes differ"}}
+	byNoteRelay := mutant.Verifier{Name: "reduction", Pkg: "./explore", Run: "^TestDPORReordersTheSleepsOfANote$",
+		Tags: "vsched_explore", MustPrint: []string{"outcomes differ"}}
 	for _, c := range []struct {
 		m mutant.Mutant
 		v mutant.Verifier
@@ -63,6 +65,7 @@ func TestKnownBadReductionIsReported(t *testing.T) {
 		{mutant.Named("dpor-no-lock-race"), byDPORDifferential},
 		{mutant.Named("dpor-readonly-every-cas"), byDPORDifferential},
 		{mutant.Named("dpor-spin-not-fallback"), byDPORDifferential},
+		{mutant.Named("dpor-no-sleep-race"), byNoteRelay},
 	} {
 		t.Run(c.m.Name, func(t *testing.T) {
 			t.Parallel()

@@ -37,7 +37,8 @@ import "unsafe"
 //   - two acquisitions of one mutex race even though the holder's Unlock
 //     orders them, as long as the second thread had not seen the first
 //     acquisition otherwise: reversing the Unlock and the Lock is never
-//     possible, reversing the two Locks is.
+//     possible, reversing the two Locks is. The same holds of two Sleeps
+//     on one note, each taking a wakeup, ordered by the Wakeup between.
 //
 // A Cas that failed wrote nothing, and is analysed as a load.
 //
@@ -73,6 +74,12 @@ type race struct{ j, k int }
 
 // before reports whether event x happens before event y (or is y).
 func before(x, y *event) bool { return y.vc[x.t] >= x.idx }
+
+// takes reports whether op takes what only one thread may have at a time
+// and gives it back by another step: a Lock the mutex (its Unlock gives it
+// back), a Sleep the note's wakeup (a Wakeup gives another). Two takings
+// race although the step that gives back orders them.
+func takes(op Op) bool { return op == OpLock || op == OpSleep || op == OpSleepFor }
 
 // dependent reports whether two steps of different threads conflict.
 func dependent(a, b access) bool { return !independent(a, b) }
@@ -192,12 +199,13 @@ func (ex *explorer) analyse(e *execution) {
 		if a.op == OpFence {
 			ex.fences = append(ex.fences, int32(k))
 		}
-		if a.op == OpLock {
-			// The acquisition before this one, if another thread's that
-			// this thread had not seen: the two Locks race.
+		if takes(a.op) {
+			// The taking before this one (of the mutex, or of the note's
+			// wakeup), if another thread's that this thread had not seen:
+			// the two race.
 			for i := len(same) - 1; i >= 0; i-- {
 				p := &evs[same[i]]
-				if p.a.op == OpLock {
+				if takes(p.a.op) {
 					if p.t != t && own[p.t] < p.idx {
 						races = append(races, race{int(same[i]), k})
 					}
