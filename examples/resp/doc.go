@@ -30,9 +30,11 @@
 //     command still arriving. Over a limit the client gets Redis's -ERR
 //     reply, and the connection lingers while the client is still sending
 //     (up to 2 s and 64 MiB), so that it reads the reply rather than a
-//     reset; then it is closed. Parsing resumes where the last read
-//     stopped, so a command costs time linear in its size however many
-//     reads bring it.
+//     reset; then it is closed. [WithProtoLimits] (the command's
+//     -proto-max-bulk-len and -client-query-buffer-limit, Redis's names)
+//     sets the argument and query limits. Parsing resumes where the last
+//     read stopped, so a command costs time linear in its size however
+//     many reads bring it.
 //   - Replies: [WithOutputLimits], as Redis's client-output-buffer-limit.
 //     While a client's unwritten replies are over the soft limit (64 MiB)
 //     its commands wait, unexecuted, and run as it reads; a reply that

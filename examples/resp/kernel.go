@@ -15,7 +15,7 @@ import (
 func ServeKernel(k *kernel.Kernel, addr string, opts ...Option) (*Server, error) {
 	store := NewStore()
 	o := newOptions(opts)
-	srv, err := serve.Kernel(k, addr, "resp", func() serve.Session { return newSession(store, o.out) }, o.serve...)
+	srv, err := serve.Kernel(k, addr, "resp", func() serve.Session { return newSession(store, o.out, o.proto) }, o.serve...)
 	if err != nil {
 		return nil, err
 	}

@@ -15,16 +15,17 @@ const (
 	// MaxArgs is the longest command array accepted (Redis: the
 	// multibulk length check of processMultibulkBuffer, 1024*1024).
 	MaxArgs = 1024 * 1024
-	// MaxBulkLen is the longest argument accepted. Redis's
-	// proto-max-bulk-len is 512 MiB; this example server holds a
-	// command's arguments in memory, and takes less.
+	// MaxBulkLen is the longest argument accepted by default
+	// ([WithProtoLimits] sets another). Redis's proto-max-bulk-len is
+	// 512 MiB; this example server holds a command's arguments in
+	// memory, and takes less.
 	MaxBulkLen = 16 << 20
 	// MaxInline is the longest inline command line, and the longest
 	// header line (Redis's PROTO_INLINE_MAX_SIZE).
 	MaxInline = 64 << 10
-	// MaxQueryBuffer bounds the bytes a connection may buffer for one
-	// command that has not fully arrived (Redis's
-	// client-query-buffer-limit is 1 GiB).
+	// MaxQueryBuffer bounds by default the bytes a connection may buffer
+	// for one command that has not fully arrived ([WithProtoLimits] sets
+	// another; Redis's client-query-buffer-limit is 1 GiB).
 	MaxQueryBuffer = 64 << 20
 )
 
@@ -69,9 +70,10 @@ func ParseCommand(b []byte, args [][]byte) (_ [][]byte, n int, err error) {
 // so a command costs time linear in its size however many reads bring it.
 // The caller keeps the start of the command at the start of the buffer.
 type parser struct {
-	count int    // the arguments of the command in progress; 0: none
-	pos   int    // where the next argument's header starts
-	spans []span // the arguments parsed so far, as offsets in the buffer
+	maxBulk int    // the longest argument; 0 means MaxBulkLen
+	count   int    // the arguments of the command in progress; 0: none
+	pos     int    // where the next argument's header starts
+	spans   []span // the arguments parsed so far, as offsets in the buffer
 	// scanned counts the bytes the parser has looked at, for the test
 	// that parsing is linear.
 	scanned int
@@ -112,7 +114,11 @@ func (p *parser) next(b []byte, args [][]byte) (_ [][]byte, n int, err error) {
 			p.reset()
 			return args, 0, protoErr("expected '$', got '" + string(b[pos]) + "'")
 		}
-		size, next, err := p.parseLength(b, pos, '$', MaxBulkLen)
+		limit := p.maxBulk
+		if limit <= 0 {
+			limit = MaxBulkLen
+		}
+		size, next, err := p.parseLength(b, pos, '$', limit)
 		if err != nil {
 			p.reset()
 			return args, 0, err

@@ -104,7 +104,7 @@ func TestSessionAnswersAPipelineHoweverItIsSplit(t *testing.T) {
 	in := pipeline.String()
 
 	for split := range len(in) {
-		ss := newSession(NewStore(), outputLimits{})
+		ss := newSession(NewStore(), outputLimits{}, protoLimits{})
 		feed(ss, in[:split])
 		feed(ss, in[split:])
 		if got := string(ss.Pending()); got != want.String() {
@@ -121,7 +121,7 @@ func TestSessionAnswersAPipelineHoweverItIsSplit(t *testing.T) {
 func TestSessionGrowsItsBufferForALargeCommand(t *testing.T) {
 	v := strings.Repeat("x", 5*readSize)
 	in := command("SET", "big", v) + command("GET", "big")
-	ss := newSession(NewStore(), outputLimits{})
+	ss := newSession(NewStore(), outputLimits{}, protoLimits{})
 	for i := 0; i < len(in); i += 1000 {
 		feed(ss, in[i:min(i+1000, len(in))])
 	}
@@ -131,7 +131,7 @@ func TestSessionGrowsItsBufferForALargeCommand(t *testing.T) {
 }
 
 func TestSessionAnswersAProtocolErrorThenCloses(t *testing.T) {
-	ss := newSession(NewStore(), outputLimits{})
+	ss := newSession(NewStore(), outputLimits{}, protoLimits{})
 	feed(ss, "PING\r\n*1\r\n:3\r\nPING\r\n")
 	if got, want := string(ss.Pending()), "+PONG\r\n-ERR Protocol error: expected '$', got ':'\r\n"; got != want || !ss.closing {
 		t.Fatalf("replies %q, closing %v; want %q, closing", got, ss.closing, want)

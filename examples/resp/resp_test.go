@@ -275,3 +275,22 @@ func TestOversizedArgumentGetsTheErrorReply(t *testing.T) {
 		})
 	}
 }
+
+// TestProtoLimitsAreOptions: with WithProtoLimits(1024, 0) an argument of
+// 2,000 bytes gets Redis's error; one of 1,000 is stored.
+func TestProtoLimitsAreOptions(t *testing.T) {
+	for impl, srv := range servetest.Servers(t, resp.ServeKernel, resp.ServeNet, resp.WithProtoLimits(1024, 0)) {
+		t.Run(impl, func(t *testing.T) {
+			c := dial(t, srv.Addr())
+			if got, err := c.do("SET", "k", strings.Repeat("v", 1000)); got != "+OK" {
+				t.Fatalf("SET of 1,000 bytes: %q, %v", got, err)
+			}
+			c = dial(t, srv.Addr())
+			go c.send(encode("SET", "k", strings.Repeat("v", 2000)))
+			got, err := io.ReadAll(c.r)
+			if string(got) != "-ERR Protocol error: invalid bulk length\r\n" || err != nil {
+				t.Fatalf("SET of 2,000 bytes: read %q, %v; want the error reply, then EOF", got, err)
+			}
+		})
+	}
+}

@@ -32,7 +32,7 @@ func (s *Server) Close() error { return s.srv.Close() }
 func ServeNet(addr string, opts ...Option) (*Server, error) {
 	store := NewStore()
 	o := newOptions(opts)
-	srv, err := serve.Net(addr, "resp", func() serve.Session { return newSession(store, o.out) }, o.serve...)
+	srv, err := serve.Net(addr, "resp", func() serve.Session { return newSession(store, o.out, o.proto) }, o.serve...)
 	if err != nil {
 		return nil, err
 	}
@@ -45,6 +45,7 @@ type Option func(*options)
 type options struct {
 	serve []serve.Option
 	out   outputLimits
+	proto protoLimits
 }
 
 // newOptions applies opts over the defaults: RESP's refusal and the
@@ -90,6 +91,15 @@ const (
 // and -output-hard-limit.
 func WithOutputLimits(soft, hard int) Option {
 	return func(o *options) { o.out = outputLimits{soft: soft, hard: hard} }
+}
+
+// WithProtoLimits sets the longest argument accepted (Redis's
+// proto-max-bulk-len) and the most bytes a connection may buffer for a
+// command still arriving (Redis's client-query-buffer-limit); 0 keeps the
+// default, [MaxBulkLen] and [MaxQueryBuffer]. The command sets them from
+// -proto-max-bulk-len and -client-query-buffer-limit.
+func WithProtoLimits(maxBulkLen, queryBufferLimit int) Option {
+	return func(o *options) { o.proto = protoLimits{maxBulk: maxBulkLen, maxQuery: queryBufferLimit} }
 }
 
 // refusal is Redis's reply to a client over maxclients.

@@ -30,8 +30,9 @@ type session struct {
 	p     parser   // resumes a command that has not fully arrived
 	// closing is set after a protocol error: the -ERR reply is the last
 	// thing in out, and the connection is closed once out is written.
-	closing bool
-	lim     outputLimits
+	closing  bool
+	lim      outputLimits
+	maxQuery int // the most bytes of a command still arriving
 	// paused is set while complete commands wait in in because the
 	// pending replies are over the soft limit; Wrote runs them once the
 	// replies are written.
@@ -44,8 +45,17 @@ type session struct {
 // outputLimits bound the replies a session holds unwritten; 0 is no limit.
 type outputLimits struct{ soft, hard int }
 
-func newSession(store *Store, lim outputLimits) *session {
-	return &session{store: store, in: make([]byte, 0, readSize), lim: lim}
+// protoLimits are a session's input limits; 0 means the default
+// (MaxBulkLen, MaxQueryBuffer).
+type protoLimits struct{ maxBulk, maxQuery int }
+
+func newSession(store *Store, lim outputLimits, proto protoLimits) *session {
+	s := &session{store: store, in: make([]byte, 0, readSize), lim: lim, maxQuery: proto.maxQuery}
+	s.p.maxBulk = proto.maxBulk
+	if s.maxQuery <= 0 {
+		s.maxQuery = MaxQueryBuffer
+	}
+	return s
 }
 
 // ReadBuf returns the free space after the received bytes, at least
@@ -111,7 +121,7 @@ func (s *session) run() {
 	if cap(s.args) > maxKeptSpans {
 		s.args = nil // a command with very many arguments has gone
 	}
-	if rest > MaxQueryBuffer {
+	if rest > s.maxQuery {
 		s.fail(protoErr("query buffer limit exceeded"))
 	}
 }

@@ -40,7 +40,7 @@ func feedChunks(s *session, msg []byte, chunk int) {
 // twice.
 func TestParsingIsLinearInTheCommand(t *testing.T) {
 	msg := bigCommand(1_000_000)
-	s := newSession(NewStore(), outputLimits{})
+	s := newSession(NewStore(), outputLimits{}, protoLimits{})
 	feedChunks(s, msg, 1024)
 	if s.closing || len(s.in) != 0 {
 		t.Fatalf("the command was not taken whole: closing %v, %d bytes left", s.closing, len(s.in))
@@ -63,7 +63,7 @@ func TestParsingIsLinearInTheCommand(t *testing.T) {
 // arguments, an idle session keeps small buffers (it kept 24 MiB of
 // argument slots until the connection closed).
 func TestSessionDropsTheBuffersOfABigCommand(t *testing.T) {
-	s := newSession(NewStore(), outputLimits{})
+	s := newSession(NewStore(), outputLimits{}, protoLimits{})
 	feedChunks(s, bigCommand(1_000_000), 16<<10)
 	if c := cap(s.args); c > maxKeptSpans {
 		t.Errorf("the session keeps %d argument slots", c)
@@ -98,7 +98,7 @@ func TestOutputOverTheSoftLimitPausesTheCommands(t *testing.T) {
 	store := NewStore()
 	value := strings.Repeat("v", 1<<20)
 	store.Exec(nil, [][]byte{[]byte("SET"), []byte("big"), []byte(value)})
-	s := newSession(store, outputLimits{soft: 8 << 20, hard: 64 << 20})
+	s := newSession(store, outputLimits{soft: 8 << 20, hard: 64 << 20}, protoLimits{})
 	msg := pipelined(300, "big")
 	n := copy(s.ReadBuf(), msg)
 	if n != len(msg) {
@@ -128,7 +128,7 @@ func TestOutputOverTheSoftLimitPausesTheCommands(t *testing.T) {
 func TestOutputOverTheHardLimitClosesTheClient(t *testing.T) {
 	store := NewStore()
 	store.Exec(nil, [][]byte{[]byte("SET"), []byte("big"), []byte(strings.Repeat("v", 4<<20))})
-	s := newSession(store, outputLimits{soft: 1 << 20, hard: 2 << 20})
+	s := newSession(store, outputLimits{soft: 1 << 20, hard: 2 << 20}, protoLimits{})
 	msg := pipelined(3, "big")
 	s.Received(copy(s.ReadBuf(), msg))
 	if !s.closing || len(s.Pending()) != 0 {
