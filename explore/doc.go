@@ -82,7 +82,7 @@
 //     this way where the unreduced search does not finish. Executions that
 //     end with every thread asleep are counted in Result.Pruned (the
 //     optimal variant's wakeup trees would avoid them; their weak initials
-//     lost an outcome here and are kept only as a seeded bug). Under RC11
+//     lose an outcome here and are kept only as a seeded bug). Under RC11
 //     the stale reads stay choices of the search within each step.
 //
 // DPOR is not combined with a preemption bound, because a race's reversal

@@ -311,9 +311,8 @@ func TestDPORReachesEveryOutcomeOfKnownCounterexamples(t *testing.T) {
 // TestDPORReordersTheSleepsOfANote: two threads sleep on one note, and
 // each, woken, counts and passes the wakeup on. Which thread takes the
 // first wakeup decides the counts, and only the race of the two Sleeps
-// (which the Wakeup between orders) reverses it; found by an independent
-// review, after the differential test, whose programs use no notes, had
-// passed.
+// (which the Wakeup between orders) reverses it. The random programs of
+// the differential tests use no notes; this model stands for them.
 func TestDPORReordersTheSleepsOfANote(t *testing.T) {
 	relay := func(seen map[string]bool) func() {
 		return func() {

@@ -21,10 +21,11 @@ import "unsafe"
 //
 // The wakeup trees of the paper's optimal algorithm let a sleeping thread
 // that can start v "weakly" (its step is independent of all of v) cover
-// the reversal. Tried here, that lost an outcome of the full search on
-// three threads, a load and two mutex increments (the mutant
-// dpor-weak-initial-sleeps keeps that variant, and the differential test
-// reports it), so the search stays with strict initials.
+// the reversal. With the sleep sets and the dependency here that rule
+// loses outcomes: on three threads, a load and two mutex increments, it
+// misses one the full search reaches (the mutant dpor-weak-initial-sleeps
+// keeps the rule, and the differential test reports it). So the search
+// keeps strict initials.
 //
 // Dependency is independent's complement, by address: the analysis
 // compares a step only with the earlier steps on its address and with the
@@ -50,10 +51,11 @@ import "unsafe"
 // the stale bound and the reduction do not interfere.
 //
 // The reduction runs only in an unbounded search, and gives way to sleep
-// sets when a model spins or lets timed sleeps end by their timeouts: whether a thread held back after its
-// spin, or a timed sleep, may step depends on what every other thread is
-// doing, a dependency that no pair of steps shows (see Config.SleepSetsOnly
-// and the package doc of explore).
+// sets when a model spins or lets timed sleeps end by their timeouts:
+// whether a thread held back after its spin, or a timed sleep, may step
+// depends on what every other thread is doing, a dependency that no pair
+// of steps shows (see Config.SleepSetsOnly and the package doc of
+// explore).
 
 // event is a step of an analysed execution: its thread, its operation, its
 // place in its thread (1 for the first step), and its vector clock, whose
