@@ -87,7 +87,7 @@ func (s *kernelServer) accept(c *kernel.Ctx) {
 		s.stopAccepting(err)
 		return
 	}
-	if s.bo.delay > 0 && !s.setBackoff(time.Time{}) {
+	if s.bo.delay > 0 && !s.setReadDeadline(s.ln.Desc(), time.Time{}) {
 		s.stopAccepting(nil)
 		return
 	}
@@ -101,7 +101,7 @@ func (s *kernelServer) accept(c *kernel.Ctx) {
 			return
 		case temporary(err):
 			d := s.bo.failed(s.name, s.cfg.logf, err)
-			if !s.setBackoff(time.Now().Add(d)) {
+			if !s.setReadDeadline(s.ln.Desc(), time.Now().Add(d)) {
 				s.stopAccepting(nil)
 				return
 			}
@@ -129,16 +129,17 @@ func (s *kernelServer) accept(c *kernel.Ctx) {
 	c.Yield()
 }
 
-// setBackoff sets the listener's read deadline to t (the zero time clears
-// it) and reports true, or reports false if the server is closing: under
-// mu, so that it never undoes the expired deadline Close sets.
-func (s *kernelServer) setBackoff(t time.Time) bool {
+// setReadDeadline sets d's read deadline to t (the zero time clears it)
+// and reports true, or reports false if the server is closing: under mu,
+// so that it never undoes the expired deadline Close sets. The accept task
+// waits out a back-off this way, and a lingering connection its linger.
+func (s *kernelServer) setReadDeadline(d *netpoll.Desc, t time.Time) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closing.Load() {
 		return false
 	}
-	s.ln.Desc().SetReadDeadline(t)
+	d.SetReadDeadline(t)
 	return true
 }
 
@@ -210,7 +211,7 @@ func (s *kernelServer) serve(conn *netpoll.Conn) func(*kernel.Ctx) {
 				// Its last output is written: linger, so that a client
 				// still sending reads it rather than a reset.
 				conn.CloseWrite()
-				if !s.setDeadline(conn, time.Now().Add(lingerTime)) {
+				if !s.setReadDeadline(conn.Desc(), time.Now().Add(lingerTime)) {
 					s.drop(conn)
 					return
 				}
@@ -269,19 +270,6 @@ func (s *kernelServer) lingerRun(c *kernel.Ctx, conn *netpoll.Conn, buf []byte, 
 		}
 	}
 	c.Yield()
-}
-
-// setDeadline sets conn's read deadline to t and reports true, or reports
-// false if the server is closing: under mu, so that it never undoes the
-// expired deadline Close sets.
-func (s *kernelServer) setDeadline(conn *netpoll.Conn, t time.Time) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closing.Load() {
-		return false
-	}
-	conn.Desc().SetReadDeadline(t)
-	return true
 }
 
 // drop closes conn, from its own task.
