@@ -74,6 +74,13 @@ func (t *parker) wait(d *Desc, ready *xsync.Int32) {
 	}
 }
 
+// endedByDeadline asserts that the wait ended by the deadline due, and
+// not before it.
+func (t *parker) endedByDeadline(due int64) {
+	explore.Assertf(errors.Is(t.outcome, ErrDeadlineExceeded), "the wait ended with %v, want the deadline", t.outcome)
+	explore.Assertf(t.at >= due-slack, "the wait ended by the deadline at %d, before the deadline %d", t.at, due)
+}
+
 // resume is a notifier's hand-off of the waiter it took out of the slot.
 func (t *parker) resume(w *Waiter) {
 	if w == nil {
@@ -119,8 +126,7 @@ func clockDeadline() {
 	t.wait(d, nil)
 	stop.Store(1)
 	c.Join()
-	explore.Assertf(errors.Is(t.outcome, ErrDeadlineExceeded), "the wait ended with %v, want the deadline", t.outcome)
-	explore.Assertf(t.at >= due-slack, "the wait ended by the deadline at %d, before the deadline %d", t.at, due)
+	t.endedByDeadline(due)
 	explore.Assertf(d.p.Waiters() == 0, "Waiters() = %d at the end", d.p.Waiters())
 }
 
@@ -141,8 +147,7 @@ func clockDeadlineVsReady() {
 	stop.Store(1)
 	c.Join()
 	if t.outcome != nil {
-		explore.Assertf(errors.Is(t.outcome, ErrDeadlineExceeded), "the wait ended with %v", t.outcome)
-		explore.Assertf(t.at >= due-slack, "the wait ended by the deadline at %d, before the deadline %d", t.at, due)
+		t.endedByDeadline(due)
 	}
 	explore.Assertf(t.wakes.Load() <= 1, "the task was woken %d times", t.wakes.Load())
 }
@@ -161,8 +166,7 @@ func clockDeadlineVsClose() {
 	stop.Store(1)
 	c.Join()
 	if !errors.Is(t.outcome, ErrClosed) {
-		explore.Assertf(errors.Is(t.outcome, ErrDeadlineExceeded), "the wait ended with %v", t.outcome)
-		explore.Assertf(t.at >= due-slack, "the wait ended by the deadline at %d, before the deadline %d", t.at, due)
+		t.endedByDeadline(due)
 	}
 	explore.Assertf(t.wakes.Load() <= 1, "the task was woken %d times", t.wakes.Load())
 }
