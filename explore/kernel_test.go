@@ -26,7 +26,7 @@ import (
 
 // newModelKernel returns a kernel of procs Ps set up for a model.
 func newModelKernel(procs int, opts ...kernel.Option) *kernel.Kernel {
-	opts = append([]kernel.Option{kernel.WithProcs(procs), kernel.TestHookModel(testhook.Key{})}, opts...)
+	opts = append([]kernel.Option{kernel.WithProcs(procs), testhook.KernelModel.(kernel.Option)}, opts...)
 	k, err := kernel.New(opts...)
 	if err != nil {
 		panic(err)
@@ -372,7 +372,7 @@ func monitorWakeVsShutdown() {
 	first, second := &ktask{name: "first"}, &ktask{name: "second"}
 	k.Go(first.fn)
 	k.Go(func(c *kernel.Ctx) {
-		for !k.TestHookMonitorOutOfDeepSleep(testhook.Key{}) {
+		for !testhook.MonitorOutOfDeepSleep(k) {
 			xsync.Spin()
 		}
 		second.fn(c)

@@ -4,6 +4,7 @@ package explore_test
 
 import (
 	"errors"
+	"github.com/vsched/vsched/internal/pollproto"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -27,6 +28,10 @@ import (
 // closed it), however the execution ended: the explorer abandons most
 // executions at a scheduling point, where the model's own code would
 // never reach a close.
+// pollOps is netpoll's scheduler side, for the models that break a
+// blocked poll by hand.
+var pollOps = pollproto.Get[*netpoll.Poller, *netpoll.Desc, netpoll.Mode]()
+
 func ioPair(k *kernel.Kernel) (*netpoll.Desc, int) {
 	np, err := k.Poller()
 	if err != nil {
@@ -37,7 +42,7 @@ func ioPair(k *kernel.Kernel) (*netpoll.Desc, int) {
 		panic(err)
 	}
 	explore.Cleanup(func() {
-		np.Close()
+		pollOps.Close(np)
 		unix.Close(fds[0])
 		unix.Close(fds[1])
 	})
@@ -85,7 +90,7 @@ func readVsWrite() {
 			panic(err)
 		}
 		np, _ := k.Poller()
-		np.Break()
+		pollOps.Break(np)
 	})
 	done.Sleep()
 	writer.Join()
@@ -157,13 +162,13 @@ func monitorPollVsIdle() {
 		}
 		done.Wakeup()
 	})
-	monitor := explore.Go(func() { k.TestHookMonitorPoll(testhook.Key{}) })
+	monitor := explore.Go(func() { testhook.MonitorPoll(k) })
 	monitor.Join()
 	if _, err := unix.Write(peer, []byte{1}); err != nil {
 		panic(err)
 	}
 	np, _ := k.Poller()
-	np.Break()
+	pollOps.Break(np)
 	done.Sleep()
 	drain(k)
 }
@@ -187,7 +192,7 @@ func shutdownVsMonitorPoll() {
 	for np.Waiters() == 0 {
 		xsync.Spin()
 	}
-	monitor := explore.Go(func() { k.TestHookMonitorPoll(testhook.Key{}) })
+	monitor := explore.Go(func() { testhook.MonitorPoll(k) })
 	drain(k)
 	monitor.Join()
 }
@@ -259,7 +264,7 @@ func blockVsIOWait() {
 	if _, err := unix.Write(peer, []byte{1}); err != nil {
 		panic(err)
 	}
-	np.Break()
+	pollOps.Break(np)
 	done.Sleep()
 	drain(k)
 }

@@ -340,7 +340,7 @@ func (k *Kernel) Shutdown(ctx context.Context) error {
 		// An M blocked in the poller holds woken tasks as soon as it
 		// returns: break it, so that the drain sees what it got.
 		if np := k.poller.Load(); np != nil {
-			np.Break()
+			pollOps.Break(np)
 		}
 		k.checkDrainedLocked()
 	case stateStopped:
@@ -431,7 +431,7 @@ func (k *Kernel) finishLocked() {
 		k.monNote.Wakeup()
 	}
 	if np := k.poller.Load(); np != nil {
-		np.Break() // the M blocked in the poller exits
+		pollOps.Break(np) // the M blocked in the poller exits
 	}
 	k.maybeExitedLocked()
 }
@@ -447,7 +447,7 @@ func (k *Kernel) maybeExitedLocked() {
 		// polling): close the poller. Its descriptors stay their owners'
 		// to close.
 		if np := k.poller.Load(); np != nil {
-			np.Close()
+			pollOps.Close(np)
 		}
 		k.exited.Set()
 	}

@@ -1,10 +1,10 @@
 package kernel
 
 import (
+	"github.com/vsched/vsched/internal/pollproto"
 	"time"
 
 	"github.com/vsched/vsched/internal/xsync"
-	"github.com/vsched/vsched/netpoll"
 )
 
 // The monitor's sleep modes, in Kernel.monMode. Whoever moves it from a
@@ -31,7 +31,7 @@ type Stall struct {
 // runtime's sysmontick per P).
 type monitorState struct {
 	ps      []monitorP
-	pollBuf []*netpoll.Waiter
+	pollBuf []*pollproto.Waiter
 	pollG   []*g
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/vsched/vsched/internal/pollproto"
 	"github.com/vsched/vsched/internal/xsync"
 	"github.com/vsched/vsched/netpoll"
 )
@@ -11,6 +12,11 @@ import (
 // ErrForeignDesc is returned by [Ctx.WaitRead] and [Ctx.WaitWrite] for a
 // [netpoll.Desc] that is not registered with this kernel's poller.
 var ErrForeignDesc = errors.New("kernel: the descriptor is not registered with this kernel's Poller")
+
+// pollOps is the scheduler's side of netpoll: the poller's Poll, Expire,
+// Break and Close and the wait-slot protocol, which netpoll exports to
+// the kernel alone.
+var pollOps = pollproto.Get[*netpoll.Poller, *netpoll.Desc, netpoll.Mode]()
 
 // pollMaxGap is how long the kernel may go without polling before the
 // monitor polls (sysmon's 10 ms).
@@ -36,9 +42,7 @@ type ioWait struct {
 // Poller returns an error wrapping [netpoll.ErrUnsupported] on systems
 // without a poller backend, and [ErrClosed] once the kernel has stopped.
 // The kernel closes the Poller when it stops; its descriptors stay the
-// caller's to close. The Poller belongs to the kernel: register
-// descriptors with it and make sockets on it, but never call its Poll,
-// Break or Close, which would take waiters from the kernel's tasks.
+// caller's to close.
 func (k *Kernel) Poller() (*netpoll.Poller, error) {
 	if np := k.poller.Load(); np != nil {
 		return np, nil
@@ -51,7 +55,7 @@ func (k *Kernel) Poller() (*netpoll.Poller, error) {
 	if k.state.Load() == stateStopped {
 		return nil, ErrClosed
 	}
-	np, err := netpoll.New(k.netpollReady)
+	np, err := pollOps.New(k.netpollReady)
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +71,7 @@ func (k *Kernel) pollWaiters() bool {
 
 // netpollReady makes a task woken outside a poll (by Desc.Close, or a
 // deadline set in the past) runnable, as a Wake does.
-func (k *Kernel) netpollReady(w *netpoll.Waiter) {
+func (k *Kernel) netpollReady(w *pollproto.Waiter) {
 	k.ready(w.Task().(*g))
 }
 
@@ -102,9 +106,9 @@ func (c *Ctx) wait(op string, d *netpoll.Desc, mode netpoll.Mode) error {
 		return ErrForeignDesc
 	}
 	if gp.io == nil {
-		gp.io = &gio{pw: netpoll.NewWaiter(gp)}
+		gp.io = &gio{pw: pollproto.NewWaiter(gp)}
 	}
-	armed, err := d.PrepareWait(mode)
+	armed, err := pollOps.PrepareWait(d, mode)
 	if errors.Is(err, netpoll.ErrBusy) {
 		return err
 	}
@@ -131,7 +135,7 @@ func (c *Ctx) WaitErr() error {
 // from then on the poller may run gp anywhere.
 func (k *Kernel) commitWait(pp *p, gp *g) bool {
 	if w := &gp.io.req; w.armed {
-		if w.d.CommitWait(w.mode, gp.io.pw) {
+		if pollOps.CommitWait(w.d, w.mode, gp.io.pw) {
 			return true
 		}
 	}
@@ -147,7 +151,7 @@ func finishWait(io *gio) {
 	w := &io.req
 	io.err = w.err
 	if w.armed {
-		io.err = w.d.FinishWait(w.mode, io.pw)
+		io.err = pollOps.FinishWait(w.d, w.mode, io.pw)
 	}
 	*w = ioWait{}
 }
@@ -160,14 +164,14 @@ func cancelWait(gp *g) {
 		return
 	}
 	if w := &io.req; w.armed {
-		w.d.CancelWait(w.mode)
+		pollOps.CancelWait(w.d, w.mode)
 	}
 	io.req = ioWait{}
 }
 
 // netpollToRun turns the waiters of a poll into tasks, in buf, stamping
 // them runnable for the histograms while the polling M still owns them.
-func (k *Kernel) netpollToRun(ws []*netpoll.Waiter, buf []*g) []*g {
+func (k *Kernel) netpollToRun(ws []*pollproto.Waiter, buf []*g) []*g {
 	for i, w := range ws {
 		gp := w.Task().(*g)
 		k.stampReady(gp)
@@ -178,12 +182,12 @@ func (k *Kernel) netpollToRun(ws []*netpoll.Waiter, buf []*g) []*g {
 }
 
 // expireDeadlines makes the tasks whose passed deadlines findRunnable
-// fired at its top (ws, from netpoll.Poller.Expire) runnable on pp
+// fired at its top (ws, from the poller's expire) runnable on pp
 // (injectglist), as the runtime's checkTimers does with expired timers:
 // only a P that runs out of work polls, so on a kernel whose Ps are all
 // busy the deadlines would otherwise fire only at the monitor's poll, up
 // to pollMaxGap late. They now fire at the next findRunnable of any P.
-func (k *Kernel) expireDeadlines(pp *p, ws []*netpoll.Waiter) {
+func (k *Kernel) expireDeadlines(pp *p, ws []*pollproto.Waiter) {
 	gs := k.netpollToRun(ws, pp.pollG[:0])
 	pp.pollBuf = ws[:0]
 	k.pollWakes.Add(uint64(len(gs)))
@@ -200,7 +204,7 @@ func (k *Kernel) pollNonBlocking(pp *p) *g {
 	if np == nil || np.Waiters() == 0 || k.lastpoll.Load() == 0 || k.pollingNet.Swap(1) != 0 {
 		return nil
 	}
-	ws := np.Poll(0, pp.pollBuf[:0])
+	ws := pollOps.Poll(np, 0, pp.pollBuf[:0])
 	k.pollingNet.Store(0)
 	if len(ws) == 0 {
 		return nil
@@ -239,7 +243,7 @@ func (k *Kernel) pollBlocking(mp *m) (gp *g, pp *p, polled bool) {
 		k.lock.Unlock()
 		return nil, nil, true
 	}
-	ws := np.Poll(-1, mp.pollBuf[:0])
+	ws := pollOps.Poll(np, -1, mp.pollBuf[:0])
 	gs := k.netpollToRun(ws, mp.pollG[:0])
 	clear(ws)
 	mp.pollBuf = ws[:0]
@@ -309,7 +313,7 @@ func (k *Kernel) pollFromMonitor(now int64) bool {
 		k.lock.Unlock()
 		return false
 	}
-	ws := np.Poll(0, k.mon.pollBuf[:0])
+	ws := pollOps.Poll(np, 0, k.mon.pollBuf[:0])
 	gs := k.netpollToRun(ws, k.mon.pollG[:0])
 	clear(ws)
 	k.mon.pollBuf = ws[:0]

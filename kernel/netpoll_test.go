@@ -5,6 +5,7 @@ package kernel_test
 import (
 	"context"
 	"errors"
+	"github.com/vsched/vsched/internal/pollproto"
 	"os"
 	"runtime"
 	"sync/atomic"
@@ -100,7 +101,7 @@ func TestAnEdgeBeforeTheWaitIsNotLost(t *testing.T) {
 	require.NoError(t, err)
 	// Let a poll latch the edge: a Poll by hand, as the kernel's would.
 	np, _ := k.Poller()
-	np.Poll(0, nil)
+	pollproto.Get[*netpoll.Poller, *netpoll.Desc, netpoll.Mode]().Poll(np, 0, nil)
 	runs := 0
 	done := make(chan error, 1)
 	require.NoError(t, k.Go(func(c *kernel.Ctx) {

@@ -2,11 +2,11 @@ package kernel
 
 import (
 	"context"
+	"github.com/vsched/vsched/internal/pollproto"
 	"runtime/pprof"
 	"runtime/trace"
 
 	"github.com/vsched/vsched/internal/xsync"
-	"github.com/vsched/vsched/netpoll"
 	"github.com/vsched/vsched/runq"
 )
 
@@ -29,7 +29,7 @@ type p struct {
 	resume    *g     // a task whose park commit failed: it runs next
 	gfree     []*g   // free task records, a stack of at most gfreeMax
 	batch     []*g   // room for a batch from the global queue
-	pollBuf   []*netpoll.Waiter
+	pollBuf   []*pollproto.Waiter
 	pollG     []*g
 	c         counters
 	link      *p              // the idle list, under the lock
@@ -64,7 +64,7 @@ type m struct {
 	note     xsync.Note
 	rng      uint64
 	testRand func() uint32 // a manual kernel's steal randomness
-	pollBuf  []*netpoll.Waiter
+	pollBuf  []*pollproto.Waiter
 	pollG    []*g
 }
 
@@ -281,7 +281,7 @@ top:
 	// load or two and no call.
 	if !xsync.InModel() {
 		if np := k.poller.Load(); np != nil {
-			if ws := np.Expire(pp.pollBuf[:0]); len(ws) != 0 {
+			if ws := pollOps.Expire(np, pp.pollBuf[:0]); len(ws) != 0 {
 				k.expireDeadlines(pp, ws)
 			}
 		}

@@ -1,11 +1,11 @@
 package kernel
 
 import (
+	"github.com/vsched/vsched/internal/pollproto"
 	"runtime/debug"
 	"runtime/trace"
 
 	"github.com/vsched/vsched/internal/xsync"
-	"github.com/vsched/vsched/netpoll"
 )
 
 // g is a task record, the runtime's g without a stack: the function, its
@@ -38,7 +38,7 @@ type gio struct {
 	req ioWait // Ctx.WaitRead or WaitWrite, until the next run
 	// pw is the task's place in a wait slot, kept with the record: no
 	// slot holds it while the record is free.
-	pw  *netpoll.Waiter
+	pw  *pollproto.Waiter
 	err error // Ctx.WaitErr in this run
 }
 

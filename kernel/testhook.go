@@ -5,34 +5,29 @@ import (
 	"github.com/vsched/vsched/internal/xsync"
 )
 
-// TestHookModel is an option for this module's explorer models of the
-// scheduler's wakeup protocol: no monitor, so that its thread and its
-// rounds add nothing to the schedules explored. (In a model the steal
-// order's seed is fixed in any case.)
-func TestHookModel(_ testhook.Key) Option {
-	return func(k *Kernel) error {
-		k.monitor = false
+// The test hooks of internal/testhook; their docs are there.
+func init() {
+	testhook.KernelModel = Option(func(k *Kernel) error {
+		k.monitor = false // in a model the steal order's seed is fixed in any case
 		return nil
-	}
+	})
+	testhook.NewManual = func(procs int) (testhook.Manual, error) { return newManual(procs) }
+	testhook.MonitorPoll = func(k any) bool { return k.(*Kernel).monitorPollNow() }
+	testhook.MonitorOutOfDeepSleep = func(k any) bool { return k.(*Kernel).monitorOutOfDeepSleep() }
 }
 
-// Manual is a kernel without workers, driven by one goroutine, its caller,
-// as its only M: each [Manual.Schedule] call runs findRunnable on a P the
-// caller chooses and runs the task it finds, synchronously. It is for this
-// module's tests, which check it step by step against spec.Scheduler. A
-// Manual has no monitor, no steal pause, and never parks.
-type Manual struct {
+// manual is testhook.Manual: a kernel without workers, driven by its
+// caller as its only M.
+type manual struct {
 	k  *Kernel
 	mp *m
 }
 
-// TestHookManual returns a [Manual] kernel of procs Ps.
-func TestHookManual(_ testhook.Key, procs int, opts ...Option) (*Manual, error) {
-	opts = append(opts, WithProcs(procs), WithStealPause(nil), func(k *Kernel) error {
+func newManual(procs int) (*manual, error) {
+	k, err := New(WithProcs(procs), WithStealPause(nil), func(k *Kernel) error {
 		k.monitor, k.manual = false, true
 		return nil
 	})
-	k, err := New(opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -41,18 +36,12 @@ func TestHookManual(_ testhook.Key, procs int, opts ...Option) (*Manual, error) 
 	k.mcount++
 	k.addm(mp)
 	k.lock.Unlock()
-	return &Manual{k: k, mp: mp}, nil
+	return &manual{k: k, mp: mp}, nil
 }
 
-// Kernel returns the manual kernel, for Go and Stats.
-func (mk *Manual) Kernel() *Kernel { return mk.k }
+func (mk *manual) Kernel() any { return mk.k }
 
-// Schedule runs findRunnable on P p with the steal randomness rand and, if
-// it finds a task, runs it to the end of its function and carries out what
-// it asked for. It reports whether a task ran and whether it inherited the
-// time slice. It must be called by the goroutine that made the Manual, never
-// from inside a task.
-func (mk *Manual) Schedule(p int, rand func() uint32) (ran, inheritTime bool) {
+func (mk *manual) Schedule(p int, rand func() uint32) (ran, inheritTime bool) {
 	k, mp := mk.k, mk.mp
 	if mp.gid != xsync.Getg() || mp.curg != nil {
 		panic("kernel: Manual.Schedule from another goroutine or from inside a task")
@@ -76,15 +65,11 @@ func (mk *Manual) Schedule(p int, rand func() uint32) (ran, inheritTime bool) {
 	return true, inheritTime
 }
 
-// Local returns the number of tasks in P p's local queue, runnext
-// included.
-func (mk *Manual) Local(p int) int { return mk.k.allp[p].runq.Len() }
+func (mk *manual) Local(p int) int { return mk.k.allp[p].runq.Len() }
 
-// TestHookMonitorPoll is the monitor's netpoll for this module's explorer
-// models, in most of which the monitor does not run: one pollFromMonitor,
-// as if nobody had polled for pollMaxGap. It reports whether the poll woke
-// a task.
-func (k *Kernel) TestHookMonitorPoll(_ testhook.Key) bool {
+// monitorPollNow is one pollFromMonitor, as if nobody had polled for
+// pollMaxGap.
+func (k *Kernel) monitorPollNow() bool {
 	last := k.lastpoll.Load()
 	if last == 0 {
 		return false // an M blocks in the poller
@@ -92,10 +77,7 @@ func (k *Kernel) TestHookMonitorPoll(_ testhook.Key) bool {
 	return k.pollFromMonitor(last + int64(pollMaxGap))
 }
 
-// TestHookMonitorOutOfDeepSleep reports whether the monitor is not in its
-// deep sleep (awake, about to run after a Wakeup, or in a timed round), for
-// this module's explorer models.
-func (k *Kernel) TestHookMonitorOutOfDeepSleep(_ testhook.Key) bool {
+func (k *Kernel) monitorOutOfDeepSleep() bool {
 	mode := k.monMode.Load()
 	return mode == monAwake || mode == monTimed
 }

@@ -221,12 +221,6 @@ type queue[Q any] interface {
 	Len() int
 }
 
-// startAter is runq.Queue's test hook that moves an empty queue's
-// counters, so that rounds cross uint32 wraparound.
-type startAter interface {
-	TestHookStartAt(testhook.Key, uint32)
-}
-
 func stress[Q queue[Q]](cfg Config, newQueue func() Q, ringSize int) (Result, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
@@ -378,8 +372,8 @@ func (d *driver[Q]) round(round int) (ops []porcupine.Operation, fatal, unbalanc
 	seed := rand.New(rand.NewPCG(d.cfg.Seed, uint64(round)))
 	for _, q := range d.queues {
 		// Now and then, move the empty queues' counters just below 2^32.
-		if s, ok := any(q).(startAter); ok && seed.IntN(4) == 0 && q.Empty() {
-			s.TestHookStartAt(testhook.Key{}, math.MaxUint32-uint32(seed.IntN(4*d.ringSize)))
+		if seed.IntN(4) == 0 && q.Empty() {
+			testhook.RunqStartAt(q, math.MaxUint32-uint32(seed.IntN(4*d.ringSize)))
 		}
 	}
 	// emptyProbe gets two shares of the rounds: the race it hunts (an

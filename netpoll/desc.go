@@ -7,19 +7,96 @@ import (
 	"os"
 	"time"
 
+	"github.com/vsched/vsched/internal/pollproto"
 	"github.com/vsched/vsched/internal/xsync"
 )
+
+// The scheduler's side of the package: what the kernel reaches through
+// internal/pollproto, and how it stays safe.
+//
+// # Wait slots
+//
+// A slot holds one of four states, as the runtime's pollDesc.rg and wg do:
+//
+//  - nil: nothing pending, nobody waiting;
+//  - ready: an edge arrived that nobody has consumed yet;
+//  - wait: a task announced that it will park but has not committed;
+//  - a *waiter: the task parked on it.
+//
+// The scheduler's side (prepareWait, commitWait, finishWait) is netpollblock
+// split at gopark, with one difference: the runtime's woken goroutine clears
+// its slot with a swap, which is safe because its fdMutex keeps a second
+// reader out; here another task may wait on the slot as soon as a wait
+// ended, so finishWait only consumes a latched edge, and the notifier
+// records in the waiter how the wait ended. As in the runtime, prepareWait
+// checks for close and an expired deadline, consumes a latched edge or moves
+// nil to wait, and then checks for close and deadline again; the scheduler
+// commits the park later, after the task's function has returned, by a CAS
+// from wait to the waiter. If readiness, a deadline or Close changed the
+// slot in between, the CAS fails and the task runs again at once, so no edge
+// is lost however the two race. The notifier's side is netpollunblock:
+// readiness moves any state but ready to ready, a deadline or Close moves
+// wait or a waiter to nil, and whoever replaces a waiter returns it to be
+// made runnable, exactly once.
+//
+// The ordering that makes close and deadlines safe is the runtime's: the
+// waiter stores wait and then loads the error word; Close and a deadline
+// store the error word and then load the slot. Every one of these is a
+// sequentially consistent xsync operation, so one side sees the other.
+//
+// Poller.Waiters counts the tasks parked on slots: it rises when a commit
+// succeeds and falls when a notifier takes a waiter out, so it is exact
+// whenever nothing is in flight. The scheduler polls only while it is
+// non-zero.
+//
+// # Deadline timers
+//
+// Each Desc has a read and a write deadline. A deadline is a timer in the
+// Poller's heap, which poll runs: poll never sleeps past the earliest
+// deadline, and setting a deadline earlier than the one a blocked poll
+// sleeps towards breaks that poll. expire fires the passed deadlines without
+// polling, for a scheduler that looks at them more often than it polls (the
+// runtime's checkTimers). Every change of a deadline bumps its sequence
+// number, and a timer that fires with an older one expires nothing, so a
+// stale timer never expires a new deadline. A deadline in the past expires
+// at once.
+//
+// A deadline moved later while its timer is armed leaves the timer where it
+// is, as the runtime's timer.modify leaves a timer in its heap: the move
+// takes only the Desc's lock, not the Poller's timer lock, and touches no
+// heap. The timer fires at the old time, finds its sequence number stale and
+// the timer still armed, and goes back into the heap at the new deadline. A
+// server that moves an idle timeout before every wait so pays a pop and a
+// push once per timeout period instead of a heap fix per request, and its
+// tasks on different Ps do not meet at the timer lock; a blocked poll may
+// wake once at the old time for nothing.
+//
+// # Stale events
+//
+// The epoll data word of a registration holds the Desc's index in the
+// Poller's table and a sequence number unique to the registration; an event
+// whose sequence no longer matches (the descriptor was closed, perhaps
+// reused) is dropped. Go's garbage collector cannot see pointers held by the
+// operating system, so the data word holds no pointer.
+//
+// # Breaks
+//
+// breakPoll writes to an eventfd registered with the epoll instance; a flag
+// suppresses duplicate writes while one is pending, and only a poll that
+// blocks drains it, as netpollBreak does.
 
 // Errors of the package. Compare them with [errors.Is].
 var (
 	// ErrClosed is the outcome of a wait on a Desc closed meanwhile, and
 	// the error of any use of a closed Desc or Poller.
 	ErrClosed = errors.New("netpoll: closed")
-	// ErrBusy is returned by [Desc.PrepareWait] when a task already waits
-	// on the slot: at most one waiter per direction.
+	// ErrBusy is returned by kernel.Ctx.WaitRead and
+	// kernel.Ctx.WaitWrite when another task already waits on the
+	// descriptor in that direction: at most one waiter per direction.
 	ErrBusy = errors.New("netpoll: a task already waits on this descriptor in this direction")
-	// ErrUnsupported is wrapped by the error of [New] on systems without a
-	// poller backend (everything but Linux, for now).
+	// ErrUnsupported is wrapped by the errors of a kernel's Poller,
+	// [Listen] and [Dial] on systems without a poller backend (everything
+	// but Linux, for now).
 	ErrUnsupported = errors.ErrUnsupported
 	// ErrDeadlineExceeded is the outcome of a wait whose deadline passed.
 	// It is os.ErrDeadlineExceeded, so errors.Is works with either.
@@ -42,33 +119,19 @@ func (m Mode) String() string {
 	return "write"
 }
 
-// Waiter is what a wait slot holds while a task is parked on it: the
-// scheduler makes one per task ([NewWaiter]) and gets it back from
-// [Poller.Poll], or from the ready function given to [New], once the wait
-// is over.
-type Waiter struct {
-	task any
-	// ioready is set by the notifier that takes the waiter out of its
-	// slot: true for readiness, false for a deadline or a close. The
-	// notifier owns the waiter then; the scheduler's queues publish it.
-	ioready bool
-}
-
-// NewWaiter returns a Waiter for the scheduler's task; [Waiter.Task]
-// returns it back.
-func NewWaiter(task any) *Waiter { return &Waiter{task: task} }
-
-// Task returns the task given to [NewWaiter].
-func (w *Waiter) Task() any { return w.task }
+// waiter is what a wait slot holds while a task is parked on it: the
+// scheduler makes one per task and gets it back from Poller.poll, or from
+// the ready function given to newPoller, once the wait is over.
+type waiter = pollproto.Waiter
 
 // The two non-nil states of a slot that are not a parked waiter (the
 // runtime's pdReady and pdWait).
 var (
-	pdReady = &Waiter{}
-	pdWait  = &Waiter{}
+	pdReady = &waiter{}
+	pdWait  = &waiter{}
 )
 
-// The bits of Desc.info, read without the lock by PrepareWait (the
+// The bits of Desc.info, read without the lock by prepareWait (the
 // runtime's atomicInfo).
 const (
 	infoClosing = 1 << iota
@@ -78,7 +141,7 @@ const (
 
 // slot is a read or write wait slot (the runtime's pollDesc.rg or wg).
 type slot struct {
-	state xsync.Pointer[Waiter]
+	state xsync.Pointer[waiter]
 }
 
 // Desc is a descriptor registered with a [Poller]: its read and write wait
@@ -94,7 +157,7 @@ type Desc struct {
 	// info is infoClosing | infoReadExpired | infoWriteExpired. Only
 	// holders of mu change it, so they read it relaxed; every store and
 	// checkErr's load are SC: Close, setDeadline and expire store a bit
-	// and then look at the slot, PrepareWait announces a wait and then
+	// and then look at the slot, prepareWait announces a wait and then
 	// loads the bits, a store-buffering handshake (mutants
 	// close-flag-release and checkerr-load-acquire break it).
 	info xsync.Uint32
@@ -115,7 +178,7 @@ func (d *Desc) slot(mode Mode) *slot {
 	return &d.w
 }
 
-// Exceptional reports whether a [Poller.Poll] has seen an exceptional
+// Exceptional reports whether a poll has seen an exceptional
 // condition on the descriptor: the peer ended its side, a hangup, an error,
 // or urgent (out-of-band) data (EPOLLRDHUP, EPOLLHUP, EPOLLERR, EPOLLPRI).
 // It is set before the poll wakes the read waiter and stays set.
@@ -157,14 +220,14 @@ func (d *Desc) checkErr(mode Mode) error {
 	return nil
 }
 
-// PrepareWait is the scheduler's first half of a wait in mode (the
+// prepareWait is the scheduler's first half of a wait in mode (the
 // runtime's netpollblock up to gopark). It reports wait when the slot now
 // says a task is about to park; the scheduler must then call
-// [Desc.CommitWait] once the task's function has returned. Otherwise the
+// [Desc.commitWait] once the task's function has returned. Otherwise the
 // wait is over already: err is nil when an edge was latched (the task
 // should try its I/O again), [ErrClosed] or [ErrDeadlineExceeded] when one
 // of those ended it, and [ErrBusy] when another task waits on the slot.
-func (d *Desc) PrepareWait(mode Mode) (wait bool, err error) {
+func (d *Desc) prepareWait(mode Mode) (wait bool, err error) {
 	// Close and an expired deadline win over a latched edge, as in
 	// poll_runtime_pollWait.
 	if err := d.checkErr(mode); err != nil {
@@ -192,16 +255,16 @@ func (d *Desc) PrepareWait(mode Mode) (wait bool, err error) {
 	}
 }
 
-// CommitWait parks w on the slot that [Desc.PrepareWait] left in wait (the
+// commitWait parks w on the slot that [Desc.prepareWait] left in wait (the
 // runtime's netpollblockcommit). It reports false when readiness, a
 // deadline or Close came first: the task must then run again at once, and
-// [Desc.FinishWait] tells it why. After true, the slot owns w until a
+// [Desc.finishWait] tells it why. After true, the slot owns w until a
 // notifier returns it.
-func (d *Desc) CommitWait(mode Mode, w *Waiter) bool {
+func (d *Desc) commitWait(mode Mode, w *waiter) bool {
 	// Counted before the CAS, so that a notifier that takes w out at once
 	// never takes the count below the number of parked waiters.
 	d.p.waiters.Add(1)
-	w.ioready = false
+	w.IOReady = false
 	if d.slot(mode).state.Cas(pdWait, w) {
 		return true
 	}
@@ -209,7 +272,7 @@ func (d *Desc) CommitWait(mode Mode, w *Waiter) bool {
 	return false
 }
 
-// FinishWait ends a wait whose commit of w failed, or whose waiter w was
+// finishWait ends a wait whose commit of w failed, or whose waiter w was
 // handed back (w may be nil when only one task ever waits on the slot),
 // and returns its outcome: nil when the descriptor became
 // ready, else [ErrClosed] or [ErrDeadlineExceeded]. It returns nil too for
@@ -220,10 +283,10 @@ func (d *Desc) CommitWait(mode Mode, w *Waiter) bool {
 // the wait is over, another task may already wait on the slot, and its
 // waiter must stay there. (The runtime clears the slot with a swap; its
 // fdMutex keeps a second reader out until then.)
-func (d *Desc) FinishWait(mode Mode, w *Waiter) error {
-	woken := w != nil && w.ioready
+func (d *Desc) finishWait(mode Mode, w *waiter) error {
+	woken := w != nil && w.IOReady
 	if w != nil {
-		w.ioready = false
+		w.IOReady = false
 	}
 	if d.slot(mode).state.Cas(pdReady, nil) || woken {
 		return nil
@@ -231,25 +294,25 @@ func (d *Desc) FinishWait(mode Mode, w *Waiter) error {
 	return d.checkErr(mode)
 }
 
-// CancelWait takes back a wait that [Desc.PrepareWait] armed and nobody
+// cancelWait takes back a wait that [Desc.prepareWait] armed and nobody
 // will commit (the task died before its function returned): the slot goes
 // from wait back to nil. An edge or a close that came meanwhile stays in
 // the slot for the next waiter.
-func (d *Desc) CancelWait(mode Mode) {
+func (d *Desc) cancelWait(mode Mode) {
 	d.slot(mode).state.Cas(pdWait, nil)
 }
 
 // unblock is the notifier's side of a slot (the runtime's netpollunblock):
 // readiness latches ready, a deadline or Close clears a wait. It returns
 // the waiter it took out of the slot, which the caller must make runnable.
-func (d *Desc) unblock(mode Mode, ioready bool) *Waiter {
+func (d *Desc) unblock(mode Mode, ioready bool) *waiter {
 	s := d.slot(mode)
 	for {
 		old := s.state.Load()
 		if old == pdReady || old == nil && !ioready {
 			return nil
 		}
-		var next *Waiter
+		var next *waiter
 		if ioready {
 			next = pdReady
 		}
@@ -258,14 +321,14 @@ func (d *Desc) unblock(mode Mode, ioready bool) *Waiter {
 				return nil // the committer's CAS fails and sees the new state
 			}
 			d.p.waiters.Add(-1)
-			old.ioready = ioready
+			old.IOReady = ioready
 			return old
 		}
 	}
 }
 
-// Close ends the registration: every waiter is woken with [ErrClosed]
-// (through the Poller's ready function), later waits fail with it, and the
+// Close ends the registration: every task waiting on it runs again and
+// sees [ErrClosed], later waits fail with it, and the
 // descriptor is removed from the epoll instance. Close does not close the
 // descriptor itself; [Conn.Close] and [Listener.Close] do. It returns
 // ErrClosed when called again.
@@ -333,7 +396,7 @@ func (d *Desc) setDeadline(mode Mode, t time.Time) error {
 	}
 	*seq++
 	s := *seq
-	var woken *Waiter
+	var woken *waiter
 	if expired {
 		d.info.Store(d.info.LoadRelaxed() | bit)
 		woken = d.unblock(mode, false)
@@ -366,7 +429,7 @@ func (d *Desc) setDeadline(mode Mode, t time.Time) error {
 // the direction expired and returns the waiter it wakes. A stale timer
 // expires nothing; if the deadline was moved later while the timer stayed
 // armed, it goes back into the heap at the new deadline.
-func (d *Desc) expire(mode Mode, seq uint32) *Waiter {
+func (d *Desc) expire(mode Mode, seq uint32) *waiter {
 	cur, tm, bit := &d.rseq, &d.rt, uint32(infoReadExpired)
 	if mode == Write {
 		cur, tm, bit = &d.wseq, &d.wt, infoWriteExpired

@@ -3,46 +3,32 @@
 package netpoll_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 
+	"github.com/vsched/vsched/kernel"
 	"github.com/vsched/vsched/netpoll"
 )
 
-// The usual use, with the Poller driven by hand where a scheduler would
-// drive it: every operation is tried first, and only when it would block
-// does the task wait for its descriptor.
+// A task on a kernel accepts one connection and reads it to the end. Every
+// operation is tried first; when it would block, the task asks to wait for
+// its descriptor and returns, and its function runs again from the top
+// once the descriptor is ready. Its state lives in the closure.
 func Example() {
-	p, err := netpoll.New(func(*netpoll.Waiter) {
-		// A scheduler makes the waiter's task runnable here (a waiter
-		// woken by Close or by a deadline set in the past).
-	})
+	k, err := kernel.New()
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	defer p.Close()
-
-	// wait parks a task on d until the wait in mode is over, as a
-	// scheduler does: announce, commit, poll until the waiter comes back,
-	// finish.
-	wait := func(d *netpoll.Desc, mode netpoll.Mode) error {
-		armed, err := d.PrepareWait(mode)
-		if !armed {
-			return err // an edge came first, or Close, or a deadline
-		}
-		w := netpoll.NewWaiter("task")
-		if d.CommitWait(mode, w) {
-			for back := false; !back; {
-				for _, got := range p.Poll(-1, nil) {
-					back = back || got == w
-				}
-			}
-		}
-		return d.FinishWait(mode, nil)
+	defer k.Shutdown(context.Background())
+	p, err := k.Poller()
+	if err != nil {
+		fmt.Println(err)
+		return
 	}
-
 	ln, err := netpoll.Listen(p, "tcp", "127.0.0.1:0")
 	if err != nil {
 		fmt.Println(err)
@@ -50,47 +36,49 @@ func Example() {
 	}
 	defer ln.Close()
 
-	// A client says hello.
-	c, err := netpoll.Dial(p, "tcp", ln.Addr().String())
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	defer c.Close()
-	for errors.Is(c.Connected(), netpoll.ErrWouldBlock) {
-		wait(c.Desc(), netpoll.Write)
-	}
-	c.Write([]byte("hello, netpoll"))
-	c.CloseWrite()
-
-	// The server accepts and reads until EOF.
-	conn, err := ln.Accept()
-	for errors.Is(err, netpoll.ErrWouldBlock) {
-		wait(ln.Desc(), netpoll.Read)
-		conn, err = ln.Accept()
-	}
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	defer conn.Close()
+	done := make(chan string, 1)
+	var conn *netpoll.Conn
 	var msg []byte
 	buf := make([]byte, 64)
-	for {
-		n, err := conn.Read(buf)
-		msg = append(msg, buf[:n]...)
-		if errors.Is(err, netpoll.ErrWouldBlock) {
-			wait(conn.Desc(), netpoll.Read)
-			continue
+	k.Go(func(c *kernel.Ctx) {
+		if conn == nil {
+			cn, err := ln.Accept()
+			if errors.Is(err, netpoll.ErrWouldBlock) {
+				c.WaitRead(ln.Desc())
+				return
+			}
+			if err != nil {
+				done <- err.Error()
+				return
+			}
+			conn = cn
 		}
-		if err == io.EOF {
-			break
+		for {
+			n, err := conn.Read(buf)
+			msg = append(msg, buf[:n]...)
+			switch {
+			case errors.Is(err, netpoll.ErrWouldBlock):
+				c.WaitRead(conn.Desc())
+				return
+			case err == io.EOF:
+				conn.Close()
+				done <- string(msg)
+				return
+			case err != nil:
+				done <- err.Error()
+				return
+			}
 		}
-		if err != nil {
-			fmt.Println(err)
-			return
-		}
+	})
+
+	// A client outside the kernel says hello.
+	client, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		fmt.Println(err)
+		return
 	}
-	fmt.Printf("%s\n", msg)
+	client.Write([]byte("hello, netpoll"))
+	client.Close()
+	fmt.Println(<-done)
 	// Output: hello, netpoll
 }

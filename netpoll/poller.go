@@ -7,21 +7,19 @@ import (
 	"github.com/vsched/vsched/internal/xsync"
 )
 
-// MaxEvents is the most epoll events one [Poller.Poll] collects, as the
-// runtime's netpoll does.
+// MaxEvents is the most epoll events one poll collects, as the runtime's
+// netpoll does.
 const MaxEvents = 128
 
 // Poller is an epoll instance with its registered descriptors, their
 // deadline timers and a break eventfd (the runtime's netpoll state). A
-// scheduler makes one with [New], registers descriptors with
-// [Poller.Register] and calls [Poller.Poll] to learn which waiting tasks
-// may run. All methods are safe for concurrent use; Polls may run
-// concurrently, though a scheduler keeps at most one blocking Poll, as the
-// runtime does.
+// kernel makes one (kernel.Kernel.Poller) and polls it; sockets are made
+// on it with [Listen] and [Dial], other descriptors join with
+// [Poller.Register]. Its methods are safe for concurrent use.
 type Poller struct {
 	epfd, evfd int // -1 without a backend (a test's poller)
 	wf         waitFile
-	ready      func(*Waiter)
+	ready      func(*waiter)
 
 	// A modelled sleep of a blocking wait (explorer build only).
 	sleeping xsync.Uint32
@@ -56,7 +54,7 @@ func (p *Poller) Waiters() int32 { return p.waiters.Load() }
 
 // readyWaiter hands a waiter woken outside Poll (by Close or a deadline
 // set in the past) to the scheduler.
-func (p *Poller) readyWaiter(w *Waiter) {
+func (p *Poller) readyWaiter(w *waiter) {
 	if w != nil {
 		p.ready(w)
 	}
@@ -171,7 +169,7 @@ func (p *Poller) resetTimer(t *timer, d *Desc, mode Mode, when int64, seq uint32
 	brk := p.sleepUntil != 0 && when < p.sleepUntil
 	p.tmu.Unlock()
 	if brk {
-		p.Break()
+		p.breakPoll()
 	}
 }
 
@@ -206,7 +204,7 @@ type expired struct {
 // to list. It takes the due timers out in batches and runs their expires
 // outside tmu, until a batch finds none: a stale timer's expire may put it
 // back already due (its deadline was moved later, to a time now past).
-func (p *Poller) runTimers(now int64, list []*Waiter) []*Waiter {
+func (p *Poller) runTimers(now int64, list []*waiter) []*waiter {
 	var due [16]expired
 	for {
 		n := 0
@@ -231,22 +229,22 @@ func (p *Poller) runTimers(now int64, list []*Waiter) []*Waiter {
 	}
 }
 
-// Expire fires the deadlines that have passed, without polling the
+// expire fires the deadlines that have passed, without polling the
 // descriptors, and returns the waiters they woke appended to list (the
 // runtime's checkTimers). It is for a scheduler that looks at the
 // deadlines more often than it polls: while no deadline is set it costs
-// one atomic load, while one is set a clock read too. [Poller.Poll] fires
-// the deadlines as well. Expire may run concurrently with Poll.
-func (p *Poller) Expire(list []*Waiter) []*Waiter {
+// one atomic load, while one is set a clock read too. poll fires the
+// deadlines as well. expire may run concurrently with poll.
+func (p *Poller) expire(list []*waiter) []*waiter {
 	if p.next.Load() == 0 {
 		return list // small enough to inline: the usual case costs no call
 	}
-	return p.expire(list)
+	return p.expireSlow(list)
 }
 
-// expire is Expire once a deadline is set. It loads next again: passing it
+// expireSlow is expire once a deadline is set. It loads next again: passing it
 // from Expire would put Expire over the inlining budget.
-func (p *Poller) expire(list []*Waiter) []*Waiter {
+func (p *Poller) expireSlow(list []*waiter) []*waiter {
 	next := p.next.Load()
 	if next == 0 || p.closed.Load() != 0 {
 		return list

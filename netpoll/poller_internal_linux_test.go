@@ -20,7 +20,7 @@ func socketpair(t *testing.T) (int, int) {
 	return fds[0], fds[1]
 }
 
-func newPoller(t *testing.T) *Poller {
+func newTestPoller(t *testing.T) *Poller {
 	t.Helper()
 	p, err := New(func(*Waiter) {})
 	if err != nil {
@@ -34,7 +34,7 @@ func newPoller(t *testing.T) *Poller {
 // registration that the Poller has ended, on a descriptor number reused by
 // a new registration in the same table slot: only the new tag wakes.
 func TestEventWithAStaleTagIsDropped(t *testing.T) {
-	p := newPoller(t)
+	p := newTestPoller(t)
 	x, peerX := socketpair(t)
 	defer unix.Close(peerX)
 	// A duplicate keeps x's socket, and so its epoll registration, alive
@@ -128,7 +128,7 @@ func registerSocket(t *testing.T, p *Poller) *Desc {
 // must be armed in the heap at or before that deadline, else that
 // deadline never fires.
 func TestConcurrentDeadlineChangesLeaveTheTimerOfTheLastOne(t *testing.T) {
-	p := newPoller(t)
+	p := newTestPoller(t)
 	d := registerSocket(t, p)
 	for round := range 2000 {
 		var wg sync.WaitGroup
@@ -167,7 +167,7 @@ func TestConcurrentDeadlineChangesLeaveTheTimerOfTheLastOne(t *testing.T) {
 // deadline, and must fire that too, else a Poll returns with a deadline
 // passed and unfired.
 func TestRunTimersFiresAMovedDeadlineThatHasPassedInOneCall(t *testing.T) {
-	p := newPoller(t)
+	p := newTestPoller(t)
 	d := registerSocket(t, p)
 	w := NewWaiter("reader")
 	if armed, err := d.PrepareWait(Read); !armed || err != nil {
@@ -214,7 +214,7 @@ func TestDescCloseAfterItsPollerClosedLeavesTheNextPollerAlone(t *testing.T) {
 	}
 	epfd := p1.epfd
 	p1.Close()
-	p2 := newPoller(t)
+	p2 := newTestPoller(t)
 	if p2.epfd != epfd {
 		t.Skipf("the new Poller's epoll descriptor is %d, not the old %d", p2.epfd, epfd)
 	}

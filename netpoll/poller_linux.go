@@ -13,13 +13,13 @@ import (
 	"github.com/vsched/vsched/internal/xsync"
 )
 
-// New makes a Poller: an epoll instance and its break eventfd. ready is
-// called with every waiter woken outside [Poller.Poll] (by [Desc.Close], or
+// newPoller makes a Poller: an epoll instance and its break eventfd. ready
+// is called with every waiter woken outside poll (by [Desc.Close], or
 // a deadline set in the past), from the goroutine that woke it; the
 // scheduler makes the waiter's task runnable. It must not block.
-func New(ready func(*Waiter)) (*Poller, error) {
+func newPoller(ready func(*waiter)) (*Poller, error) {
 	if ready == nil {
-		return nil, errors.New("netpoll: New with a nil ready function")
+		return nil, errors.New("netpoll: a poller with a nil ready function")
 	}
 	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
 	if err != nil {
@@ -88,15 +88,15 @@ func (p *Poller) deregister(d *Desc) {
 	p.unregister(d)
 }
 
-// Poll waits for readiness, for at most delay: a negative delay blocks
-// until an event, a deadline or a [Poller.Break]; zero does not block. It
+// poll waits for readiness, for at most delay: a negative delay blocks
+// until an event, a deadline or a breakPoll; zero does not block. It
 // never sleeps past the earliest deadline. It collects at most
 // [MaxEvents] events, fires the deadlines that are due, and returns the
 // waiters whose waits ended appended to list (the runtime's netpoll). An
 // interrupted wait (EINTR) returns what the deadlines gave, so that the
-// caller can look at the time again. A Poll on a closed Poller returns list
+// caller can look at the time again. A poll on a closed Poller returns list
 // unchanged.
-func (p *Poller) Poll(delay time.Duration, list []*Waiter) []*Waiter {
+func (p *Poller) poll(delay time.Duration, list []*waiter) []*waiter {
 	if p.closed.Load() != 0 {
 		return list
 	}
@@ -204,9 +204,9 @@ func (p *Poller) putEvents(b *eventBuf) {
 	p.tmu.Unlock()
 }
 
-// Break makes a blocked [Poller.Poll] return (the runtime's
+// breakPoll makes a blocked poll return (the runtime's
 // netpollBreak). While one break is pending, others do nothing.
-func (p *Poller) Break() {
+func (p *Poller) breakPoll() {
 	if !p.wakeSig.Cas(0, 1) {
 		return
 	}
@@ -229,11 +229,11 @@ func (p *Poller) Break() {
 	}
 }
 
-// Close closes the epoll instance and the eventfd. Registered descriptors
-// stay open; their waiters are not woken. Later Polls return nothing and
-// Register fails with [ErrClosed]. Close must not be called while a Poll
-// blocks; Break it first.
-func (p *Poller) Close() error {
+// close closes the epoll instance and the eventfd. Registered descriptors
+// stay open; their waiters are not woken. Later polls return nothing and
+// Register fails with [ErrClosed]. close must not be called while a poll
+// blocks; break it first.
+func (p *Poller) close() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if !p.closed.Cas(0, 1) {

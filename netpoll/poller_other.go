@@ -14,20 +14,20 @@ type waitFile struct{}
 
 type eventBuf struct{}
 
-// New returns an error wrapping [ErrUnsupported]: this system has no
-// poller backend yet.
-func New(ready func(*Waiter)) (*Poller, error) { return nil, errNoBackend }
+// newPoller returns an error wrapping [ErrUnsupported]: this system has
+// no poller backend yet.
+func newPoller(ready func(*waiter)) (*Poller, error) { return nil, errNoBackend }
 
-// Register fails on this system; see [New].
+// Register fails on this system: it has no poller backend yet.
 func (p *Poller) Register(fd int) (*Desc, error) { return nil, errNoBackend }
 
 func (p *Poller) deregister(d *Desc) { p.unregister(d) }
 
-// Poll returns list unchanged on this system; see [New].
-func (p *Poller) Poll(delay time.Duration, list []*Waiter) []*Waiter { return list }
+// poll returns list unchanged on this system.
+func (p *Poller) poll(delay time.Duration, list []*waiter) []*waiter { return list }
 
-// Break does nothing on this system; see [New].
-func (p *Poller) Break() {}
+// breakPoll does nothing on this system.
+func (p *Poller) breakPoll() {}
 
-// Close does nothing on this system; see [New].
-func (p *Poller) Close() error { return errNoBackend }
+// close does nothing on this system.
+func (p *Poller) close() error { return errNoBackend }

@@ -29,16 +29,16 @@ func modelDesc(readied *xsync.Int32) *Desc {
 	return d
 }
 
-// waiter is a task that waits once for mode on d: it reports whether it
+// slotTask is a task that waits once for mode on d: it reports whether it
 // parked and the outcome of the wait.
-type waiter struct {
+type slotTask struct {
 	w       *Waiter
 	parked  bool
 	outcome error
 	ended   bool // the wait ended without parking
 }
 
-func (t *waiter) wait(d *Desc, mode Mode) {
+func (t *slotTask) wait(d *Desc, mode Mode) {
 	t.w = NewWaiter(t)
 	armed, err := d.PrepareWait(mode)
 	explore.Assertf(!errors.Is(err, ErrBusy), "PrepareWait: %v with one waiter", err)
@@ -56,7 +56,7 @@ func (t *waiter) wait(d *Desc, mode Mode) {
 
 // notified counts the wakes a notifier returned, asserting that each is
 // the waiter's.
-func notified(t *waiter, w *Waiter, wakes *xsync.Int32) {
+func notified(t *slotTask, w *Waiter, wakes *xsync.Int32) {
 	if w != nil {
 		explore.Assertf(w == t.w, "a notifier returned a waiter that is not the task's")
 		wakes.Add(1)
@@ -66,7 +66,7 @@ func notified(t *waiter, w *Waiter, wakes *xsync.Int32) {
 // checkEnd asserts the protocol's properties once every thread is done:
 // a task that parked was woken exactly once (no lost readiness, no double
 // wake), one that did not was woken never, and no waiter is counted.
-func checkEnd(d *Desc, t *waiter, wakes int32) {
+func checkEnd(d *Desc, t *slotTask, wakes int32) {
 	if t.parked {
 		explore.Assertf(wakes == 1, "the task parked and was woken %d times, want exactly once", wakes)
 		t.outcome = d.FinishWait(Read, t.w)
@@ -82,7 +82,7 @@ func checkEnd(d *Desc, t *waiter, wakes int32) {
 func waitVsReady() {
 	var readied, wakes xsync.Int32
 	d := modelDesc(&readied)
-	t := &waiter{}
+	t := &slotTask{}
 	th := explore.Go(func() { t.wait(d, Read) })
 	notified(t, d.unblock(Read, true), &wakes)
 	th.Join()
@@ -95,7 +95,7 @@ func waitVsDeadlineVsReady() {
 	var readied, wakes xsync.Int32
 	d := modelDesc(&readied)
 	d.rseq = 1 // the deadline the timer was set for
-	t := &waiter{}
+	t := &slotTask{}
 	th := explore.Go(func() { t.wait(d, Read) })
 	timer := explore.Go(func() { notified(t, d.expire(Read, 1), &wakes) })
 	notified(t, d.unblock(Read, true), &wakes)
@@ -116,7 +116,7 @@ func waitVsClose(withReady bool) func() {
 func waitVsCloseModel(withReady bool) {
 	var readied, wakes xsync.Int32
 	d := modelDesc(&readied)
-	t := &waiter{}
+	t := &slotTask{}
 	th := explore.Go(func() { t.wait(d, Read) })
 	closer := explore.Go(func() { d.Close() })
 	if withReady {
@@ -135,7 +135,7 @@ func waitVsDeadline() {
 	var readied, wakes xsync.Int32
 	d := modelDesc(&readied)
 	d.rseq = 1
-	t := &waiter{}
+	t := &slotTask{}
 	th := explore.Go(func() { t.wait(d, Read) })
 	notified(t, d.expire(Read, 1), &wakes)
 	th.Join()
@@ -228,7 +228,7 @@ func twoTimerRunsVsDeadlineChanges() {
 func twoDirections() {
 	var readied, rwakes, wwakes xsync.Int32
 	d := modelDesc(&readied)
-	r, w := &waiter{}, &waiter{}
+	r, w := &slotTask{}, &slotTask{}
 	rt := explore.Go(func() { r.wait(d, Read) })
 	wt := explore.Go(func() { w.wait(d, Write) })
 	notified(r, d.unblock(Read, true), &rwakes)
@@ -236,7 +236,7 @@ func twoDirections() {
 	rt.Join()
 	wt.Join()
 	for _, c := range []struct {
-		t     *waiter
+		t     *slotTask
 		wakes int32
 	}{{r, rwakes.Load()}, {w, wwakes.Load()}} {
 		if c.t.parked {

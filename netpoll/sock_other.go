@@ -4,8 +4,7 @@ package netpoll
 
 import "net"
 
-// Listen returns an error wrapping [ErrUnsupported] on this system; see
-// [New].
+// Listen returns an error wrapping [ErrUnsupported] on this system.
 func Listen(p *Poller, network, address string) (*Listener, error) { return nil, errNoBackend }
 
 // Accept returns an error wrapping [ErrUnsupported] on this system.
@@ -14,8 +13,7 @@ func (l *Listener) Accept() (*Conn, error) { return nil, errNoBackend }
 // Close returns an error wrapping [ErrUnsupported] on this system.
 func (l *Listener) Close() error { return errNoBackend }
 
-// Dial returns an error wrapping [ErrUnsupported] on this system; see
-// [New].
+// Dial returns an error wrapping [ErrUnsupported] on this system.
 func Dial(p *Poller, network, address string) (*Conn, error) { return nil, errNoBackend }
 
 // Connected returns an error wrapping [ErrUnsupported] on this system.

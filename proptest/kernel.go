@@ -14,12 +14,13 @@ import (
 
 // CheckKernel drives a deterministic single-M run of the real kernel and
 // spec.Scheduler in lock step. The test's goroutine is the kernel's only M
-// (kernel.Manual): it submits tasks, schedules a P of its choice, and wakes
-// parked tasks from outside; each task, when the kernel runs it, draws what
-// it does while it runs (spawn, yield, park, wake another task) and does it
-// on both. After every step the task that ran, whether it inherited the time
-// slice, every local queue's length and the global queue's length must agree
-// with the specification, whose own invariants are checked too.
+// (a kernel without workers, made for this module's tests): it submits
+// tasks, schedules a P of its choice, and wakes parked tasks from outside;
+// each task, when the kernel runs it, draws what it does while it runs
+// (spawn, yield, park, wake another task) and does it on both. After every
+// step the task that ran, whether it inherited the time slice, every local
+// queue's length and the global queue's length must agree with the
+// specification, whose own invariants are checked too.
 func CheckKernel(t *rapid.T) {
 	s := newKernelSystem(t, rapid.IntRange(1, 4).Draw(t, "procs"))
 	t.Repeat(map[string]func(*rapid.T){
@@ -75,7 +76,7 @@ func CheckKernelStealPasses(t *rapid.T) {
 // kernelSystem is the kernel and its specification, operated together.
 type kernelSystem struct {
 	t      *rapid.T // the current step's
-	mk     *kernel.Manual
+	mk     testhook.Manual
 	k      *kernel.Kernel
 	s      *spec.Scheduler
 	procs  int
@@ -96,11 +97,11 @@ type kernelWaker struct {
 // newKernelSystem returns a manual kernel of procs Ps and its
 // specification.
 func newKernelSystem(t *rapid.T, procs int) *kernelSystem {
-	mk, err := kernel.TestHookManual(testhook.Key{}, procs)
+	mk, err := testhook.NewManual(procs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &kernelSystem{t: t, mk: mk, k: mk.Kernel(), s: spec.NewScheduler(procs, runq.Size),
+	return &kernelSystem{t: t, mk: mk, k: mk.Kernel().(*kernel.Kernel), s: spec.NewScheduler(procs, runq.Size),
 		procs: procs, wakers: map[int]kernelWaker{}}
 }
 

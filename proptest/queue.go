@@ -76,7 +76,7 @@ func checkQueue(t *rapid.T, overflows bool) {
 	}
 	for i, q := range []*runq.Queue[item]{s.owner, s.thief} {
 		start := counterStart.Draw(t, fmt.Sprintf("counters[%d]", i))
-		q.TestHookStartAt(testhook.Key{}, start)
+		testhook.RunqStartAt(q, start)
 		s.lastCounters[i] = [2]uint32{start, start}
 	}
 	actions := map[string]func(*rapid.T){
@@ -305,7 +305,7 @@ func (s *queueSystem) check(t *rapid.T) {
 	}{{s.owner, s.ownerSpec}, {s.thief, s.thiefSpec}} {
 		equal(t, "Len", p.m.Len(), p.q.Len())
 		equal(t, "Empty", p.m.Empty(), p.q.Empty())
-		head, tail := p.q.TestHookCounters(testhook.Key{})
+		head, tail := testhook.RunqCounters(p.q)
 		must(t, spec.CheckCounters(runq.Size, head, tail))
 		must(t, spec.CheckMonotonic(s.lastCounters[i][0], s.lastCounters[i][1], head, tail))
 		equal(t, "ring length (tail-head)", p.m.RingLen(), int(tail-head))

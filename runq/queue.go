@@ -119,24 +119,29 @@ func (q *Queue[T]) Empty() bool { return q.r.empty() }
 // already be stale, and it never exceeds Size+1.
 func (q *Queue[T]) Len() int { return q.r.len() }
 
-// TestHookStartAt makes an empty queue start its free-running head and tail
-// counters at n, so that tests reach uint32 wraparound in a few operations.
-// It is for this module's tests only. It panics if the queue is not empty.
-func (q *Queue[T]) TestHookStartAt(_ testhook.Key, n uint32) {
-	if !q.r.empty() {
-		panic("runq: TestHookStartAt on a non-empty queue")
-	}
-	q.r.head.Store(n)
-	q.r.tail.Store(n)
+// The test hooks of internal/testhook; their docs are there.
+func init() {
+	testhook.RunqStartAt = func(q any, n uint32) { q.(ringOwner).ownRing().startAt(n) }
+	testhook.RunqCounters = func(q any) (uint32, uint32) { return q.(ringOwner).ownRing().counters() }
 }
 
-// TestHookCounters returns the head and tail counters, for this module's
-// tests and verifiers, which check that they stay within Size of each other
-// and never move backwards. Executed only by the owner or in a quiescent
-// state.
-func (q *Queue[T]) TestHookCounters(_ testhook.Key) (head, tail uint32) {
-	return q.r.head.Load(), q.r.tail.Load()
+// ringOwner is a Queue[T] of any T, seen by its ring.
+type ringOwner interface{ ownRing() *ring }
+
+func (q *Queue[T]) ownRing() *ring { return &q.r }
+
+// startAt makes an empty ring start its free-running head and tail
+// counters at n.
+func (r *ring) startAt(n uint32) {
+	if !r.empty() {
+		panic("runq: startAt on a non-empty queue")
+	}
+	r.head.Store(n)
+	r.tail.Store(n)
 }
+
+// counters returns the head and tail counters.
+func (r *ring) counters() (head, tail uint32) { return r.head.Load(), r.tail.Load() }
 
 // typed views a slice of untyped item pointers as the *T they are. The two
 // slice types have the same layout; a nil slice stays nil.

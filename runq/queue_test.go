@@ -81,7 +81,7 @@ func mustPanic(t *testing.T, want string, f func()) {
 
 // ringLen returns tail-head from the test hook. Only in a quiescent state.
 func ringLen(q *runq.Queue[item]) uint32 {
-	h, t := q.TestHookCounters(testhook.Key{})
+	h, t := testhook.RunqCounters(q)
 	return t - h
 }
 
@@ -597,11 +597,11 @@ func TestCountersWrapAroundKeepingFIFOLengthAndConservation(t *testing.T) {
 		t.Run(fmt.Sprintf("start=2^32-%d", -start), func(t *testing.T) {
 			items := makeItems(runq.Size + 3)
 			q, thief := new(runq.Queue[item]), new(runq.Queue[item])
-			q.TestHookStartAt(testhook.Key{}, start)
-			thief.TestHookStartAt(testhook.Key{}, start)
+			testhook.RunqStartAt(q, start)
+			testhook.RunqStartAt(thief, start)
 			counters := func(step string, wantHead uint32, wantLen int) {
 				t.Helper()
-				h, tl := q.TestHookCounters(testhook.Key{})
+				h, tl := testhook.RunqCounters(q)
 				if h != wantHead || tl-h != uint32(wantLen) {
 					t.Fatalf("%s: head %d, tail %d (tail-head %d); want head %d, tail-head %d", step, h, tl, tl-h, wantHead, wantLen)
 				}
@@ -646,7 +646,7 @@ func TestCountersWrapAroundKeepingFIFOLengthAndConservation(t *testing.T) {
 			if got := q.Drain(nil); !slices.Equal(got, want) {
 				t.Fatalf("Drain = %v, want %v", got, want)
 			}
-			h, tl := q.TestHookCounters(testhook.Key{})
+			h, tl := testhook.RunqCounters(q)
 			if h != tl || !q.Empty() {
 				t.Fatalf("after Drain: head %d, tail %d, Empty %v", h, tl, q.Empty())
 			}
@@ -690,7 +690,7 @@ func runAgainstSpec(t *testing.T, start uint32, seed uint64, ops int) {
 	for i, s := range []*side{v, th} {
 		s.start = start + uint32(i)*runq.Size/3
 		s.head, s.tail = s.start, s.start
-		s.q.TestHookStartAt(testhook.Key{}, s.start)
+		testhook.RunqStartAt(s.q, s.start)
 	}
 
 	var ledger spec.Ledger[*item]
@@ -723,7 +723,7 @@ func runAgainstSpec(t *testing.T, start uint32, seed uint64, ops int) {
 			if s.q.Len() != s.m.Len() || s.q.Empty() != s.m.Empty() {
 				t.Fatalf("step %d (%s): %s Len() = %d, Empty() = %v; the model has %d items", step, op, s.name, s.q.Len(), s.q.Empty(), s.m.Len())
 			}
-			h, tl := s.q.TestHookCounters(testhook.Key{})
+			h, tl := testhook.RunqCounters(s.q)
 			if int(tl-h) != s.m.RingLen() {
 				t.Fatalf("step %d (%s): %s tail-head = %d, the model's ring holds %d", step, op, s.name, tl-h, s.m.RingLen())
 			}

@@ -95,7 +95,7 @@ func requireTask2Parked(t *testing.T, p *Poller, d *Desc, w2 *Waiter) {
 // a Poll (the slot says ready), task 2 consumes the edge, finds nothing to
 // read, and parks; task 1's FinishWait then runs.
 func TestFinishWaitOfAPolledWaiterLeavesTheNextWaiterAlone(t *testing.T) {
-	p := newPoller(t)
+	p := newTestPoller(t)
 	a, b := socketpair(t)
 	defer unix.Close(a)
 	defer unix.Close(b)
@@ -169,7 +169,7 @@ func TestWaitCycleAndPollDoNotAllocate(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector's instrumentation makes buffers escape")
 	}
-	p := newPoller(t)
+	p := newTestPoller(t)
 	a, b := socketpair(t)
 	defer unix.Close(a)
 	defer unix.Close(b)
@@ -305,7 +305,7 @@ var _ = fmt.Sprint
 // edge is latched. PrepareWait consumes the latched edge first and reports
 // the wait as ended by readiness.
 func TestPrepareWaitReportsCloseAndAnExpiredDeadlineBeforeALatchedEdge(t *testing.T) {
-	p := newPoller(t)
+	p := newTestPoller(t)
 	a, b := socketpair(t)
 	defer unix.Close(a)
 	defer unix.Close(b)
