@@ -9,7 +9,7 @@ require (
 	github.com/sourcegraph/conc v0.3.0
 	github.com/vsched/vsched v0.0.0
 	golang.org/x/sync v0.24.0
-	golang.org/x/sys v0.48.0
+	golang.org/x/sys v0.47.0
 )
 
 require (
@@ -17,7 +17,7 @@ require (
 	github.com/gammazero/deque v1.2.2 // indirect
 	go.uber.org/atomic v1.7.0 // indirect
 	go.uber.org/multierr v1.9.0 // indirect
-	golang.org/x/perf v0.0.0-20260908200009-22c9c6c9d4da // indirect
+	golang.org/x/perf v0.0.0-20260709024250-82a0b07e230d // indirect
 )
 
 replace github.com/vsched/vsched => ../

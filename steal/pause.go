@@ -1,9 +1,6 @@
 package steal
 
-import (
-	"runtime"
-	"time"
-)
+import "time"
 
 // Tries is the number of passes a thief makes over the other Ps before it
 // gives up (the runtime's stealTries); runnext is taken only on the last.
@@ -33,12 +30,3 @@ func SpinPause(d time.Duration) Pause {
 		}
 	}
 }
-
-// YieldPause yields the processor once (runtime.Gosched), the runtime's
-// choice on systems with a coarse sleep (osyield on Windows, OpenBSD and
-// NetBSD).
-func YieldPause() Pause { return runtime.Gosched }
-
-// NoPause takes runnext at once. It makes tasks that hand off to each other
-// migrate between Ps more often; it is there to measure the pause.
-func NoPause() Pause { return func() {} }
