@@ -21,9 +21,10 @@ var (
 	// 0.2 s on an idle 2-core machine, so three runs missed about once in
 	// 125 (CI hit it); ten runs, stopping at the first report, cost about
 	// as little. The steal stress missed drain-store-not-cas in 2 of 20
-	// runs beside a kernel test run (0 of 20 idle), and three runs missed
-	// it with a second go test ./... beside them: ten runs here too.
-	byStealStress = mutant.Verifier{Name: "steal-stress", Pkg: "./runq", Run: "^TestConcurrentStealsConsumeEveryItemExactlyOnce$", Count: 10,
+	// runs beside a kernel test run (0 of 20 idle), and ten runs missed it
+	// on a machine loaded fifteen times over its two cores: thirty runs,
+	// which cost nothing more when the first one reports.
+	byStealStress = mutant.Verifier{Name: "steal-stress", Pkg: "./runq", Run: "^TestConcurrentStealsConsumeEveryItemExactlyOnce$", Count: 30,
 		MustPrint: []string{"--- FAIL: TestConcurrentStealsConsumeEveryItemExactlyOnce", "want exactly once"}}
 	byEmptyStress = mutant.Verifier{Name: "empty-stress", Pkg: "./runq", Run: "^TestEmptyNeverFalselyTrue$", Count: 10,
 		MustPrint: []string{"--- FAIL: TestEmptyNeverFalselyTrue", "Empty() reported true"}}
