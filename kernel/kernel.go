@@ -38,7 +38,7 @@ const (
 
 // Kernel is a work-stealing scheduler of tasks: procs Ps, each with a local
 // run queue, Ms (worker goroutines) that run them, a global queue, and a
-// monitor. See the package documentation for how it works.
+// monitor. See the package documentation for how to use it.
 //
 // A Kernel is safe for concurrent use. Stop it with [Kernel.Shutdown] or
 // [Kernel.Close]; until then its idle workers stay parked, using no CPU.

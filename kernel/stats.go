@@ -44,7 +44,7 @@ type Stats struct {
 	// Workers and the monitor.
 	ParkCount        uint64 // times an M went to sleep for want of work (worker_park_count)
 	UnparkCount      uint64 // times an M was woken (worker_park_unpark_count counts both)
-	SpinParkCount    uint64 // of ParkCount, the sleeps that began with a spin on the M's note: only an M that ran a task back from an I/O wait spins, and only while tasks wait on the poller (see the package doc)
+	SpinParkCount    uint64 // of ParkCount, the sleeps that began with a spin on the M's note: only an M that ran a task back from an I/O wait spins, and only while tasks wait on the poller
 	HandoffCount     uint64 // Ps handed off from an M in Ctx.Block
 	StallCount       uint64 // task runs reported running past the stall threshold
 	SpinningWorkers  int    // Ms spinning now, looking for work
