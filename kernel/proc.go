@@ -334,7 +334,7 @@ func (k *Kernel) delm(mp *m) {
 }
 
 // callerMFast is callerM where xsync.Getg is cheap, and nil elsewhere, for
-// hot paths.
+// hot paths. Differs from the runtime: DESIGN.md §3.1.
 func (k *Kernel) callerMFast() *m {
 	if !xsync.GetgCheap {
 		return nil
@@ -421,7 +421,8 @@ func (k *Kernel) schedule(mp *m) (*g, bool) {
 // fair-share batch of the global queue, four steal passes; and when all of
 // that finds nothing, it drops the P and parks the M (stopm) until wakep
 // hands it a P again. It returns nil when the M must exit (the kernel
-// stopped); the M may then still hold a P.
+// stopped); the M may then still hold a P. The top of this file describes
+// the order. Differs from the runtime: DESIGN.md §3.3 and §3.5.
 func (k *Kernel) findRunnable(mp *m) (gp *g, inheritTime bool) {
 top:
 	pp := mp.p
@@ -607,6 +608,7 @@ top:
 // batch: the task to run and the rest in the P's batch buffer. It returns
 // a nil P when there is no work, or no idle P to take it (needspinning is
 // then set, and a non-spinning M about to go idle spins instead).
+// Differs from the runtime: DESIGN.md §3.3.
 func (k *Kernel) recheckNoP() (*g, *p) {
 	k.lock.Lock()
 	if k.global.Len() > 0 {
@@ -618,9 +620,7 @@ func (k *Kernel) recheckNoP() (*g, *p) {
 		}
 	}
 	k.lock.Unlock()
-	// checkRunqsNoP. The idle flags are read now rather than from a
-	// snapshot taken before the drop: the Ps never change, and a P that
-	// went idle since has an empty queue that nobody can fill.
+	// checkRunqsNoP, with the idle flags of now, not a snapshot.
 	for _, p2 := range k.allp {
 		if p2.idle.Load() == 0 && !p2.runq.Empty() {
 			k.lock.Lock()
@@ -752,14 +752,13 @@ func (k *Kernel) startIdle(n int) {
 
 // wakep starts a spinning M on an idle P, if there is an idle P and no M
 // spins already (the runtime's wakep). With no idle P it sets needspinning,
-// so that an M about to drop its P spins instead.
-//
-// Unlike the runtime's, it returns at once when there is no idle P and
-// needspinning is set already: taking the lock would only set the flag
-// again, and a busy kernel would take the lock on every spawn.
+// so that an M about to drop its P spins instead. Called from any
+// goroutine.
+// Differs from the runtime: DESIGN.md §3.3.
 func (k *Kernel) wakep() {
 	// The submitter's side of the handshake: the task is published, and
-	// nmspinning is loaded after a StoreLoad barrier (see the package doc).
+	// nmspinning is loaded after a StoreLoad barrier (see the top of this
+	// file).
 	xsync.FenceSC()
 	if k.nmspinning.Load() != 0 || k.npidle.Load() == 0 && k.needspinning.Load() == 1 ||
 		!k.nmspinning.Cas(0, 1) {
@@ -841,17 +840,9 @@ func (k *Kernel) startm(pp *p, spinning, lockHeld bool) {
 // stopm parks mp on the idle-M list until startm hands it a P (the
 // runtime's stopm). It reports false when the M must exit instead: the
 // kernel stopped, or there are more Ms than Ps outside Block and already
-// an idle M for every P.
-//
-// The runtime keeps every M it ever started. Here an M beyond the number of
-// Ps exits, but only once procs Ms are idle: an M that has dropped its P
-// is not on the idle list yet while it looks at the queues once more, so a
-// wakep in that window starts a new M, and exiting at once would start and
-// end an M on every such race (ping-pong tasks did so about once per run).
-//
-// An M that ran a task back from an I/O wait since it last stopped spins
-// on its note for up to stopSpin before it sleeps, while tasks wait on the
-// poller; the runtime's stopm sleeps at once (see the package doc).
+// an idle M for every P. An M that ran a task back from an I/O wait since
+// it last stopped spins on its note for up to stopSpin before it sleeps,
+// while tasks wait on the poller. Differs from the runtime: DESIGN.md §3.3.
 func (k *Kernel) stopm(mp *m) bool {
 	k.lock.Lock()
 	if k.state.Load() == stateStopped || k.mcount-int(k.nmsys.Load()) > k.procs && k.nmidle >= k.procs {
@@ -913,7 +904,8 @@ func (k *Kernel) dropLocalLocked(pp *p) {
 
 // mdying is called on an M whose goroutine is leaving through
 // runtime.Goexit, or an unrecovered panic, in the middle of gp's run: the
-// task is dead, the P is handed off, and the M is no longer counted.
+// task is dead, the P is handed off, and the M is no longer counted. No
+// runtime counterpart: DESIGN.md §3.1.
 func (k *Kernel) mdying(mp *m, gp *g) {
 	if k.manual {
 		return // the caller of Manual.Schedule is the M: the panic is its own
@@ -955,7 +947,8 @@ func (k *Kernel) pidleput(pp *p) {
 }
 
 // pidleget takes a P off the idle list, or returns nil (the runtime's
-// pidleget). Called with the lock held.
+// pidleget), and wakes the monitor from its deep sleep. Called with the
+// lock held. Differs from the runtime: DESIGN.md §3.4.
 func (k *Kernel) pidleget() *p {
 	pp := k.pidle
 	if pp == nil {
@@ -1013,7 +1006,9 @@ func (k *Kernel) givepSyswait(mp *m) bool {
 
 // handoffp finds an owner for a P whose M is in Block (the runtime's
 // handoffp): an M back from Block that waits for a P, else a new M when
-// there is work or nobody spins, else the idle list.
+// there is work or nobody spins, else the idle list. Called by whoever took
+// the P: retake, entersyscall or mdying. Differs from the runtime:
+// DESIGN.md §3.4.
 func (k *Kernel) handoffp(pp *p) {
 	if trace.IsEnabled() {
 		traceEvent("vsched.handoff", "P%d handed off", pp.id)
@@ -1050,7 +1045,8 @@ func (k *Kernel) handoffp(pp *p) {
 
 // entersyscall marks mp's P as in Block, so that the monitor may retake it,
 // or hands it off at once with HandoffEager (entersyscall and
-// entersyscallblock). It returns the P.
+// entersyscallblock). It returns the P. Called by mp, from Ctx.Block.
+// Differs from the runtime: DESIGN.md §3.4.
 func (k *Kernel) entersyscall(mp *m) *p {
 	pp := mp.p
 	// Neither holds the other while the task blocks: the P goes back to
@@ -1080,7 +1076,8 @@ func (k *Kernel) entersyscall(mp *m) *p {
 // P that comes free, ahead of queued tasks. Taking its own P back can
 // also take a P that went round (retaken, run by another M) and is in
 // another M's Block now: that Block then finds its P taken, as after a
-// retake, which is the runtime's behaviour too.
+// retake, which is the runtime's behaviour too. Differs from the runtime:
+// DESIGN.md §3.4.
 func (k *Kernel) exitsyscall(mp *m, oldp *p) {
 	if oldp.status.Cas(pSyscall, pRunning) {
 		oldp.m, mp.p = mp, oldp

@@ -91,6 +91,7 @@ type published struct {
 }
 
 // publish copies pp's counters for Stats. Executed only by pp's owner.
+// Differs from the runtime: DESIGN.md §3.3.
 func (pp *p) publish() {
 	c, u := &pp.c, &pp.pub
 	u.tasksRun.Store(c.tasksRun)
