@@ -114,8 +114,8 @@ type Option func(*Kernel) error
 
 // MaxProcs is the most Ps a kernel may have. Each P costs about 6 KiB
 // (its run queue of 256 slots, its free lists and its monitor record),
-// allocated by [New]: at MaxProcs, New takes about 15 ms and 6 MiB on the
-// machine of docs/BENCHMARKS.md. More Ps than CPUs only add thieves.
+// allocated by [New]: at MaxProcs, New allocates about 6 MiB. More Ps than
+// CPUs only add thieves.
 const MaxProcs = 1024
 
 // WithProcs sets the number of Ps, the most tasks that run at once. The

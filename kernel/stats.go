@@ -13,10 +13,9 @@ import "github.com/vsched/vsched/internal/xsync"
 // while the kernel runs they may lag by up to 64 runs per P; once it is
 // idle, or stopped, they are exact. Gauges (the fields without Count) are
 // read when Stats is called. Reading Stats takes the scheduler lock once
-// and allocates the PerWorker slice: about 150 ns with 2 Ps
-// (BenchmarkStats, docs/BENCHMARKS.md), so it can be polled as often as any
-// metrics scraper polls.
-// [Kernel.Publish] makes it an expvar.
+// and allocates the PerWorker slice, so it can be polled as often as any
+// metrics scraper polls (BenchmarkStats measures it). Package
+// [github.com/vsched/vsched/kernel/metrics] publishes it through expvar.
 type Stats struct {
 	Workers int // Ps (tokio: num_workers)
 
