@@ -45,25 +45,14 @@ const (
 	monitorIdleRounds = 50
 	// monitorRestartAfter is how long the monitor's deep sleep must last
 	// for the wake to start it over at monitorMinDelay (no runtime
-	// counterpart; see sysmon): nominally as long as its first
+	// counterpart; DESIGN.md §3.4): nominally as long as its first
 	// monitorIdleRounds rounds, so that a kernel going quiet and busy
 	// again restarts them at most about once per their own length.
 	monitorRestartAfter = monitorIdleRounds * monitorMinDelay
 
-	// stopSpin is how long an M that stops spins on its note before it
-	// sleeps (no runtime counterpart: the runtime's stopm sleeps on a futex
-	// at once). An M is a goroutine: when it parks and its Go P finds
-	// nothing else to run, the Go scheduler puts the thread to sleep, and a
-	// startm soon after waits for the operating system to wake one. Under
-	// a request-response load the Ms stop and start thousands of times a
-	// second; spinning for about one thread wakeup first turned much of
-	// that wait into work (docs/BENCHMARKS.md, run G). Only an M that ran
-	// a task back from an I/O wait since it last stopped spins (run J: a
-	// computing kernel loses its wakeup batching to it). The spin yields to
-	// goroutines ready on its Go P, but it is CPU spent all the same, at
-	// most stopSpin per stop: it may wake another Go P's thread (each
-	// Gosched may), it keeps its Go P from polling the Go netpoller, and
-	// it takes the CPU from other processes.
+	// stopSpin is how long an M that stops after serving I/O spins on its
+	// note before it sleeps (stopm): about one thread wakeup. No runtime
+	// counterpart: the runtime's stopm sleeps at once (DESIGN.md §3.3).
 	stopSpin = 30 * time.Microsecond
 
 	// defaultStallThreshold is how long a task may run before the monitor

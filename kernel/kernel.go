@@ -38,7 +38,7 @@ const (
 
 // Kernel is a work-stealing scheduler of tasks: procs Ps, each with a local
 // run queue, Ms (worker goroutines) that run them, a global queue, and a
-// monitor. See the package documentation for how it works.
+// monitor. See the package documentation for how to use it.
 //
 // A Kernel is safe for concurrent use. Stop it with [Kernel.Shutdown] or
 // [Kernel.Close]; until then its idle workers stay parked, using no CPU.
@@ -114,8 +114,8 @@ type Option func(*Kernel) error
 
 // MaxProcs is the most Ps a kernel may have. Each P costs about 6 KiB
 // (its run queue of 256 slots, its free lists and its monitor record),
-// allocated by [New]: at MaxProcs, New takes about 15 ms and 6 MiB on the
-// machine of docs/BENCHMARKS.md. More Ps than CPUs only add thieves.
+// allocated by [New]: at MaxProcs, New allocates about 6 MiB. More Ps than
+// CPUs only add thieves.
 const MaxProcs = 1024
 
 // WithProcs sets the number of Ps, the most tasks that run at once. The

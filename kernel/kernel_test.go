@@ -602,9 +602,9 @@ func TestAnIdleKernelParksEveryWorker(t *testing.T) {
 // sleep it had backed off to, unless the deep sleep lasted
 // monitorRestartAfter: starting over at every wake had the monitor wake
 // twice per request of a server whose Ps go idle between requests, and
-// never starting over slowed a submit to an idle kernel (docs/BENCHMARKS.md,
-// run M). The test sets the threshold so that the outcome does not depend
-// on how long the sleep happens to last.
+// never starting over slowed a submit to an idle kernel (DESIGN.md §3.4).
+// The test sets the threshold so that the outcome does not depend on how
+// long the sleep happens to last.
 func TestTheMonitorStartsOverOnlyAfterALongDeepSleep(t *testing.T) {
 	for _, c := range []struct {
 		name    string

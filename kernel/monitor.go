@@ -51,18 +51,9 @@ type monitorP struct {
 // doubles after monitorIdleRounds rounds that did none of this (a poll
 // that found no I/O counts as none), and drops back to 20 µs after one
 // that did. With every P idle and no M in Block it sleeps until a P
-// starts running, so an idle kernel uses no CPU.
-//
-// A deep sleep shorter than monitorRestartAfter (1 ms) leaves the back-off
-// as it was; a longer one starts the monitor over at 20 µs. The runtime's
-// sysmon starts over when a system call (or a start of the world) ends its
-// deep sleep, a bet that it will retake a P again soon, and keeps its
-// back-off when its timer ends it. Here only a P that starts running ends
-// the deep sleep. Starting over at every such wake had the monitor wake
-// twice per request of a server whose Ps all go idle between requests
-// (docs/BENCHMARKS.md, run M); never starting over left a remote submit
-// to a kernel idle for 1 ms about 2 µs (28%) slower at the median, for
-// reasons that run did not find.
+// starts running, so an idle kernel uses no CPU. A deep sleep shorter than
+// monitorRestartAfter leaves the back-off as it was; a longer one starts
+// the monitor over at 20 µs. Differs from the runtime: DESIGN.md §3.4.
 func (k *Kernel) sysmon() {
 	delay, idle := monitorMinDelay, 0
 	woke := false // the next timed round is the first after a deep sleep
@@ -153,7 +144,8 @@ func (k *Kernel) quiet() bool {
 }
 
 // retake is one round of the monitor over the Ps (the runtime's retake).
-// It reports whether it did anything.
+// It reports whether it did anything. Executed only by the monitor.
+// Differs from the runtime: DESIGN.md §3.1 and §3.4.
 func (k *Kernel) retake(now int64) bool {
 	did := false
 	for i, pp := range k.allp {

@@ -185,8 +185,9 @@ func (k *Kernel) netpollToRun(ws []*pollproto.Waiter, buf []*g) []*g {
 // fired at its top (ws, from the poller's expire) runnable on pp
 // (injectglist), as the runtime's checkTimers does with expired timers:
 // only a P that runs out of work polls, so on a kernel whose Ps are all
-// busy the deadlines would otherwise fire only at the monitor's poll, up
-// to pollMaxGap late. They now fire at the next findRunnable of any P.
+// busy a deadline fires at the next findRunnable of any P rather than at
+// the monitor's poll, up to pollMaxGap late. Executed only by pp's owner.
+// Differs from the runtime: DESIGN.md §3.5.
 func (k *Kernel) expireDeadlines(pp *p, ws []*pollproto.Waiter) {
 	gs := k.netpollToRun(ws, pp.pollG[:0])
 	pp.pollBuf = ws[:0]
@@ -225,6 +226,7 @@ func (k *Kernel) pollNonBlocking(pp *p) *g {
 // it did. Then it either holds a P again (acquired), with a task to run or
 // none (the caller looks for work again), or it has none: the woken tasks
 // went to the global queue with Ms started for them, and the M parks.
+// Differs from the runtime: DESIGN.md §3.5.
 func (k *Kernel) pollBlocking(mp *m) (gp *g, pp *p, polled bool) {
 	np := k.poller.Load()
 	if np == nil || np.Waiters() == 0 || k.lastpoll.Swap(0) == 0 {
@@ -286,7 +288,8 @@ func (k *Kernel) pollBlocking(mp *m) (gp *g, pp *p, polled bool) {
 
 // pollFromMonitor is the monitor's poll when nobody has polled for
 // pollMaxGap (sysmon's): everything it wakes goes to the global queue, and
-// an M is started per idle P.
+// an M is started per idle P. Executed only by the monitor. Differs from
+// the runtime: DESIGN.md §3.5.
 func (k *Kernel) pollFromMonitor(now int64) bool {
 	np := k.poller.Load()
 	if np == nil || np.Waiters() == 0 {
@@ -294,8 +297,7 @@ func (k *Kernel) pollFromMonitor(now int64) bool {
 	}
 	// Move lastpoll on as sysmon does, not to 0: an M going idle while
 	// this poll runs must still become the blocking poller, or, with every
-	// P idle, nobody polls once the monitor sleeps (taking lastpoll to 0
-	// here lost every wakeup of a stress test that way). pollingNet, held
+	// P idle, nobody polls once the monitor sleeps. pollingNet, held
 	// until what the poll woke is queued, keeps a drain from finishing
 	// before it is; so whoever releases it looks at the drain, as every
 	// store that can complete the drain's conditions must.

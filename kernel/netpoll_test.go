@@ -238,9 +238,9 @@ func waitAllIdle(t *testing.T, k *kernel.Kernel) {
 // TestStopSpinsOnlyAfterServingIO: an M that stops spins on its note
 // before it sleeps only if it ran a task back from an I/O wait since it
 // last stopped, and only while tasks wait on the poller. A kernel that
-// computes beside a parked connection must not spin: the spin took its
-// wakeup batching (BenchmarkSpawnRemote/impl=kernel-iowaiter in bench/,
-// docs/BENCHMARKS.md run J). One that serves I/O does.
+// computes beside a parked connection must not spin: the spin takes its
+// wakeup batching (BenchmarkSpawnRemote/impl=kernel-iowaiter in bench/
+// measures it; DESIGN.md §3.3). One that serves I/O does.
 func TestStopSpinsOnlyAfterServingIO(t *testing.T) {
 	k, err := kernel.New(kernel.WithProcs(2))
 	require.NoError(t, err)

@@ -1,5 +1,177 @@
 package kernel
 
+// The scheduler
+//
+// The kernel spreads runnable tasks over worker goroutines as the Go
+// runtime spreads goroutines over threads (runtime/proc.go), and keeps the
+// runtime's names:
+//
+//	G - a task (g, task.go): a function, and what its current run asked for.
+//	M - a worker goroutine (m). It runs tasks only while it holds a P, and
+//	    parks on its note when it has none.
+//	P - a processor (p): the right to run tasks, with a local run queue of
+//	    runq.Size slots and a runnext slot. There are procs Ps, fixed by New.
+//
+// A function's comment names the runtime function it mirrors and who
+// may call it. Where vsched differs from the runtime, the comment points
+// to docs/DESIGN.md §3, which says how and why; this comment describes
+// what holds.
+//
+// Running a task
+//
+// execute runs a task's function to its end (nothing can preempt it) and
+// then does what the run asked for. A task that asked for nothing is dead,
+// and its record goes to the P's free list (gfput). A child spawned with
+// Ctx.Go went to the P's runnext as it was spawned, and the task it
+// displaced to the tail of the local queue (newproc). A yield puts the
+// task on the global tail (Gosched). A park or an I/O wait commits by a
+// CAS on the Waker's park word or on the descriptor's wait slot (gopark's
+// commit function, netpollblockcommit): a Wake or readiness that came
+// before the commit makes the CAS fail, and the task runs again at once
+// from the P's resume slot, inheriting the time slice, so no wakeup is
+// lost. A woken task goes to the runnext of the waker's P when the waker
+// is a task running on a P (goready), otherwise to the global queue with
+// a wakep.
+//
+// Finding work
+//
+// An M with a P runs findRunnable, in the runtime's order: the resume
+// slot; deadlines that have passed (checkTimers); every 61st
+// non-inherited run, one task from the global queue, so that two tasks
+// that spawn each other cannot keep the others waiting for ever; the
+// local queue, runnext first; a fair share of the global queue, at most
+// runq.Size/2; a poll of the netpoller that does not block; then, if this
+// M spins already or fewer than half of the busy Ps have spinning Ms,
+// stealTries passes over the other Ps in random coprime orders
+// (steal.Order), stealing half of the first non-empty queue, and a
+// victim's runnext only on the last pass and after a pause
+// (WithStealPause). When all of that finds nothing, the M drops its P
+// under the lock, unless the global queue filled meanwhile (it takes from
+// it) or a spinning M asked for a spinner (needspinning: it spins
+// instead); then, if it was spinning, it looks at every queue once more
+// (recheckNoP); it becomes the one M blocked in the netpoller if tasks
+// wait on it and no other M is (pollBlocking); and otherwise it parks on
+// its note (stopm) until startm hands it a P.
+//
+// Worker parking and unparking
+//
+// The hard part, as in the runtime, is to run enough Ms to use the Ps
+// without waking one per task, and without losing a task to the race
+// between a submitter and the last spinning M giving up. A submitter
+// wakes an M (wakep) only if there is an idle P and no M spins, trusting a
+// spinning M to find the task. Both sides follow a two-step pattern, and
+// one of them always sees the other:
+//
+//   - submitter: (1) publish the task (the local queue's tail with a
+//     release store, or the global queue under the lock); (2) a
+//     sequentially consistent fence (xsync.FenceSC, in wakep); (3) look at
+//     nmspinning, and wakep if it is zero;
+//   - spinner giving up: (1) drop the P and decrement nmspinning, a
+//     sequentially consistent read-modify-write; (2) look at the global
+//     queue (under the lock) and at every busy P's local queue (with
+//     sequentially consistent loads) again, and take an idle P and spin
+//     again if any has work.
+//
+// Each side needs a StoreLoad barrier between its store and its loads. In
+// the C/C++ memory model (RC11) a release store followed by a load is not
+// one, so the submitter's side has the fence (without it, the explorer's
+// RC11 models report a lost wakeup); the spinner's side needs none, since
+// two sequentially consistent accesses stay in order. On hardware the
+// fence costs nothing in the default build: there every xsync store but
+// StoreRelaxed is sync/atomic's (the tail's StoreRel here), an XCHG on
+// amd64, an STLR on arm64 that the following LDAR of nmspinning may not
+// pass, and on ppc64 the load of nmspinning begins with a SYNC, as in the
+// runtime. Checking before decrementing would lose
+// wakeups: a task published between the check and the decrement finds
+// nmspinning non-zero, and no spinner looks again.
+//
+// Three more steps close the other windows. A spinning M that finds work
+// but no idle P for it sets needspinning, and a non-spinning M about to
+// drop its P becomes a spinner instead: a spawn whose wakep finds no idle
+// P claims a spinner in nmspinning for a moment, an M that drops its P
+// meanwhile may not steal while the claim stands, and without needspinning
+// it would go idle beside the task (runtime issue #45867). injectglist
+// (Ctx.GoBatch, Kernel.GoBatch, the polls) ends with a wakep for Ps that
+// went idle after it counted the idle ones (#63555). A spinning M that
+// finds work stops spinning and, since it may have been the last spinner,
+// calls wakep (resetspinning). Each of these steps, and the decrement
+// before the recheck, has a seeded bug that an explorer model must report
+// (docs/VERIFICATION.md). Every spinning M looks at the queues again when
+// it drops its P, not only the last one, as in the runtime, to be safe
+// against increments of nmspinning that are given back outside that path
+// (runtime issue #43997); here such a claim is made and given back in one
+// critical section of the lock.
+//
+// Memory orders
+//
+// The kernel's atomics are sequentially consistent, the runtime's choice
+// for its scheduler state, except where a comment at the access says
+// otherwise (the fence in wakep, the per-P counters that only their P
+// writes). In the default build that costs nothing beyond what a weaker
+// order would: sync/atomic has only SC operations. For weak machines, the
+// explorer's RC11 mode and its minimality table (docs/VERIFICATION.md) say
+// which accesses need SC: weakening the nmspinning decrement, npidle or
+// the monitor's state, among others, loses a wakeup or deadlocks a model;
+// for most others the capped searches find no counterexample, which is
+// not proof enough to weaken them.
+//
+// Polling (netpoll.go)
+//
+// Once a Poller exists, the kernel polls it as the runtime polls its
+// netpoller, and only while tasks wait on it:
+//
+//   - findRunnable, after the local and global queues and before stealing,
+//     polls without blocking while no M blocks in the poller (lastpoll is
+//     not zero) and no other M polls (pollingNet); the first ready task
+//     runs, the rest are injected;
+//   - an M that has dropped its P and found nothing blocks in the poller
+//     if no other M does (it swaps lastpoll to zero), never past the
+//     earliest deadline; then it takes an idle P for what it got, or puts
+//     all of it on the global queue with an M started per idle P;
+//   - the monitor polls when nobody has for pollMaxGap, so a kernel whose
+//     Ps are all busy still sees I/O, and queues what it gets globally.
+//
+// injectglist makes what a poll returns runnable: as many tasks as there
+// are idle Ps go to the global queue with an M started for each, the rest
+// to the polling P's local queue, then a trailing wakep. New work needs no
+// break of the blocked poller, since wakep starts another M on an idle P;
+// a deadline earlier than the one the poller sleeps towards breaks it, and
+// so does a stop. A task woken by a descriptor's Close, or by a deadline
+// set in the past, is readied as a Wake readies it.
+//
+// Block and the monitor (monitor.go)
+//
+// Ctx.Block is entersyscall and exitsyscall. With HandoffLazy the P stays
+// with the blocked M, marked pSyscall, and the monitor (sysmon) hands it to
+// another M (retake, handoffp) once the Block has lasted a monitor round
+// and the P's local queue has work, or no M spins and no P is idle, or an
+// M back from Block waits for a P, or the Block has lasted forcePreempt;
+// HandoffEager hands the P off as Block starts. Coming back, the M takes
+// its own P if nobody took it, else an idle P, else it waits in syswait
+// for the next P that comes free, ahead of queued tasks: a non-spinning M
+// at its next scheduling point hands its P over (givepSyswait). A
+// goroutine cannot move to another M, so the M waits (DESIGN.md §3.4).
+//
+// The monitor also breaks a runnext chain, or a chain of failed commits
+// through the resume slot, that has held a P for forcePreempt: the task
+// that would inherit the time slice goes to the global queue, since the
+// running one cannot be preempted (DESIGN.md §3.1). It reports tasks that
+// run past the stall threshold (WithStall). Between rounds it sleeps from
+// monitorMinDelay to monitorMaxDelay while anything runs, doubling after
+// monitorIdleRounds rounds with nothing to do, and without a deadline
+// while every P is idle and no M is in Block; a P that starts running
+// wakes it (pidleget). When it starts over at monitorMinDelay is in
+// DESIGN.md §3.4.
+//
+// Invariants
+//
+// Checked where they are relied on; a broken one stops the program with a
+// message that names it (throw): a P put on the idle list has an empty
+// queue (pidleput); a spinning M's P has no local work (schedule); a
+// spinning start gets an empty P (startm); nmspinning never goes negative
+// (wakep, resetspinning, findRunnable); a global batch fits the empty
+// local ring (runqputbatch).
+
 import (
 	"context"
 	"github.com/vsched/vsched/internal/pollproto"
@@ -162,7 +334,7 @@ func (k *Kernel) delm(mp *m) {
 }
 
 // callerMFast is callerM where xsync.Getg is cheap, and nil elsewhere, for
-// hot paths.
+// hot paths. Differs from the runtime: DESIGN.md §3.1.
 func (k *Kernel) callerMFast() *m {
 	if !xsync.GetgCheap {
 		return nil
@@ -249,7 +421,8 @@ func (k *Kernel) schedule(mp *m) (*g, bool) {
 // fair-share batch of the global queue, four steal passes; and when all of
 // that finds nothing, it drops the P and parks the M (stopm) until wakep
 // hands it a P again. It returns nil when the M must exit (the kernel
-// stopped); the M may then still hold a P.
+// stopped); the M may then still hold a P. The top of this file describes
+// the order. Differs from the runtime: DESIGN.md §3.3 and §3.5.
 func (k *Kernel) findRunnable(mp *m) (gp *g, inheritTime bool) {
 top:
 	pp := mp.p
@@ -387,7 +560,7 @@ top:
 	// looks at every queue again. A submitter publishes its task first and
 	// then looks at nmspinning. Each side needs a StoreLoad barrier between
 	// its store and its loads, so that one of the two sees the other (see
-	// the package doc).
+	// the top of this file).
 	wasSpinning := mp.spinning
 	if mp.spinning {
 		mp.spinning = false
@@ -435,6 +608,7 @@ top:
 // batch: the task to run and the rest in the P's batch buffer. It returns
 // a nil P when there is no work, or no idle P to take it (needspinning is
 // then set, and a non-spinning M about to go idle spins instead).
+// Differs from the runtime: DESIGN.md §3.3.
 func (k *Kernel) recheckNoP() (*g, *p) {
 	k.lock.Lock()
 	if k.global.Len() > 0 {
@@ -446,9 +620,7 @@ func (k *Kernel) recheckNoP() (*g, *p) {
 		}
 	}
 	k.lock.Unlock()
-	// checkRunqsNoP. The idle flags are read now rather than from a
-	// snapshot taken before the drop: the Ps never change, and a P that
-	// went idle since has an empty queue that nobody can fill.
+	// checkRunqsNoP, with the idle flags of now, not a snapshot.
 	for _, p2 := range k.allp {
 		if p2.idle.Load() == 0 && !p2.runq.Empty() {
 			k.lock.Lock()
@@ -580,14 +752,13 @@ func (k *Kernel) startIdle(n int) {
 
 // wakep starts a spinning M on an idle P, if there is an idle P and no M
 // spins already (the runtime's wakep). With no idle P it sets needspinning,
-// so that an M about to drop its P spins instead.
-//
-// Unlike the runtime's, it returns at once when there is no idle P and
-// needspinning is set already: taking the lock would only set the flag
-// again, and a busy kernel would take the lock on every spawn.
+// so that an M about to drop its P spins instead. Called from any
+// goroutine.
+// Differs from the runtime: DESIGN.md §3.3.
 func (k *Kernel) wakep() {
 	// The submitter's side of the handshake: the task is published, and
-	// nmspinning is loaded after a StoreLoad barrier (see the package doc).
+	// nmspinning is loaded after a StoreLoad barrier (see the top of this
+	// file).
 	xsync.FenceSC()
 	if k.nmspinning.Load() != 0 || k.npidle.Load() == 0 && k.needspinning.Load() == 1 ||
 		!k.nmspinning.Cas(0, 1) {
@@ -669,17 +840,9 @@ func (k *Kernel) startm(pp *p, spinning, lockHeld bool) {
 // stopm parks mp on the idle-M list until startm hands it a P (the
 // runtime's stopm). It reports false when the M must exit instead: the
 // kernel stopped, or there are more Ms than Ps outside Block and already
-// an idle M for every P.
-//
-// The runtime keeps every M it ever started. Here an M beyond the number of
-// Ps exits, but only once procs Ms are idle: an M that has dropped its P
-// is not on the idle list yet while it looks at the queues once more, so a
-// wakep in that window starts a new M, and exiting at once would start and
-// end an M on every such race (ping-pong tasks did so about once per run).
-//
-// An M that ran a task back from an I/O wait since it last stopped spins
-// on its note for up to stopSpin before it sleeps, while tasks wait on the
-// poller; the runtime's stopm sleeps at once (see the package doc).
+// an idle M for every P. An M that ran a task back from an I/O wait since
+// it last stopped spins on its note for up to stopSpin before it sleeps,
+// while tasks wait on the poller. Differs from the runtime: DESIGN.md §3.3.
 func (k *Kernel) stopm(mp *m) bool {
 	k.lock.Lock()
 	if k.state.Load() == stateStopped || k.mcount-int(k.nmsys.Load()) > k.procs && k.nmidle >= k.procs {
@@ -741,7 +904,8 @@ func (k *Kernel) dropLocalLocked(pp *p) {
 
 // mdying is called on an M whose goroutine is leaving through
 // runtime.Goexit, or an unrecovered panic, in the middle of gp's run: the
-// task is dead, the P is handed off, and the M is no longer counted.
+// task is dead, the P is handed off, and the M is no longer counted. No
+// runtime counterpart: DESIGN.md §3.1.
 func (k *Kernel) mdying(mp *m, gp *g) {
 	if k.manual {
 		return // the caller of Manual.Schedule is the M: the panic is its own
@@ -783,7 +947,8 @@ func (k *Kernel) pidleput(pp *p) {
 }
 
 // pidleget takes a P off the idle list, or returns nil (the runtime's
-// pidleget). Called with the lock held.
+// pidleget), and wakes the monitor from its deep sleep. Called with the
+// lock held. Differs from the runtime: DESIGN.md §3.4.
 func (k *Kernel) pidleget() *p {
 	pp := k.pidle
 	if pp == nil {
@@ -841,7 +1006,9 @@ func (k *Kernel) givepSyswait(mp *m) bool {
 
 // handoffp finds an owner for a P whose M is in Block (the runtime's
 // handoffp): an M back from Block that waits for a P, else a new M when
-// there is work or nobody spins, else the idle list.
+// there is work or nobody spins, else the idle list. Called by whoever took
+// the P: retake, entersyscall or mdying. Differs from the runtime:
+// DESIGN.md §3.4.
 func (k *Kernel) handoffp(pp *p) {
 	if trace.IsEnabled() {
 		traceEvent("vsched.handoff", "P%d handed off", pp.id)
@@ -878,7 +1045,8 @@ func (k *Kernel) handoffp(pp *p) {
 
 // entersyscall marks mp's P as in Block, so that the monitor may retake it,
 // or hands it off at once with HandoffEager (entersyscall and
-// entersyscallblock). It returns the P.
+// entersyscallblock). It returns the P. Called by mp, from Ctx.Block.
+// Differs from the runtime: DESIGN.md §3.4.
 func (k *Kernel) entersyscall(mp *m) *p {
 	pp := mp.p
 	// Neither holds the other while the task blocks: the P goes back to
@@ -908,7 +1076,8 @@ func (k *Kernel) entersyscall(mp *m) *p {
 // P that comes free, ahead of queued tasks. Taking its own P back can
 // also take a P that went round (retaken, run by another M) and is in
 // another M's Block now: that Block then finds its P taken, as after a
-// retake, which is the runtime's behaviour too.
+// retake, which is the runtime's behaviour too. Differs from the runtime:
+// DESIGN.md §3.4.
 func (k *Kernel) exitsyscall(mp *m, oldp *p) {
 	if oldp.status.Cas(pSyscall, pRunning) {
 		oldp.m, mp.p = mp, oldp

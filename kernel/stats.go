@@ -13,10 +13,9 @@ import "github.com/vsched/vsched/internal/xsync"
 // while the kernel runs they may lag by up to 64 runs per P; once it is
 // idle, or stopped, they are exact. Gauges (the fields without Count) are
 // read when Stats is called. Reading Stats takes the scheduler lock once
-// and allocates the PerWorker slice: about 150 ns with 2 Ps
-// (BenchmarkStats, docs/BENCHMARKS.md), so it can be polled as often as any
-// metrics scraper polls.
-// [Kernel.Publish] makes it an expvar.
+// and allocates the PerWorker slice, so it can be polled as often as any
+// metrics scraper polls (BenchmarkStats measures it). Package
+// [github.com/vsched/vsched/kernel/metrics] publishes it through expvar.
 type Stats struct {
 	Workers int // Ps (tokio: num_workers)
 
@@ -44,7 +43,7 @@ type Stats struct {
 	// Workers and the monitor.
 	ParkCount        uint64 // times an M went to sleep for want of work (worker_park_count)
 	UnparkCount      uint64 // times an M was woken (worker_park_unpark_count counts both)
-	SpinParkCount    uint64 // of ParkCount, the sleeps that began with a spin on the M's note: only an M that ran a task back from an I/O wait spins, and only while tasks wait on the poller (see the package doc)
+	SpinParkCount    uint64 // of ParkCount, the sleeps that began with a spin on the M's note: only an M that ran a task back from an I/O wait spins, and only while tasks wait on the poller
 	HandoffCount     uint64 // Ps handed off from an M in Ctx.Block
 	StallCount       uint64 // task runs reported running past the stall threshold
 	SpinningWorkers  int    // Ms spinning now, looking for work
@@ -91,6 +90,7 @@ type published struct {
 }
 
 // publish copies pp's counters for Stats. Executed only by pp's owner.
+// Differs from the runtime: DESIGN.md §3.3.
 func (pp *p) publish() {
 	c, u := &pp.c, &pp.pub
 	u.tasksRun.Store(c.tasksRun)

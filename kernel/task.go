@@ -239,7 +239,8 @@ func (w *Waker) Wake() {
 
 // ready makes a woken task runnable (goready): into the runnext of the
 // caller's P if the caller is a task running on a P, else onto the global
-// queue.
+// queue. Called from any goroutine. Differs from the runtime: DESIGN.md
+// §3.1.
 func (k *Kernel) ready(gp *g) {
 	if mp := k.callerMFast(); mp != nil && mp.curg != nil && mp.p != nil {
 		pp := mp.p
@@ -304,6 +305,8 @@ func (k *Kernel) runTask(mp *m, gp *g) (ok bool) {
 // execute runs gp on mp's P and then does what the task asked for (the
 // runtime's execute, and goexit0, gopark's commit or goschedImpl when the
 // function returns). It reports false when the M's goroutine is leaving.
+// Executed only by mp, on the P it holds. Differs from the runtime: DESIGN.md
+// §3.1.
 func (k *Kernel) execute(mp *m, gp *g, inheritTime bool) bool {
 	pp := mp.p
 	if !inheritTime {
@@ -386,11 +389,7 @@ func (k *Kernel) gdead(pp *p, gp *g) {
 
 // gfget returns a free task record: from pp's free list, refilled from the
 // global one when empty, or a new one (the runtime's gfget). Executed only
-// by pp's owner.
-//
-// The free lists are stacks of pointers rather than lists linked through
-// the records, as the runtime's are: records freed on another P live in
-// that P's cache, and moving a batch of them must not read each one.
+// by pp's owner. Differs from the runtime: DESIGN.md §3.1.
 func (k *Kernel) gfget(pp *p) *g {
 	if len(pp.gfree) == 0 && k.ngfreeHint.Load() > 0 {
 		k.lock.Lock()
@@ -431,6 +430,7 @@ func (k *Kernel) newg() *g {
 
 // gfput puts a dead task's record on pp's free list, moving half of a full
 // list to the global one (the runtime's gfput). Executed only by pp's owner.
+// Differs from the runtime: DESIGN.md §3.1.
 func (k *Kernel) gfput(pp *p, gp *g) {
 	pp.gfree = append(pp.gfree, gp)
 	if len(pp.gfree) >= gfreeMax {

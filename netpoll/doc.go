@@ -42,7 +42,7 @@
 // connections about 9% of its CPU. Such a call holds its Go P while it is in
 // the operating system, and a stop-the-world waits for it. Larger reads and
 // writes, and the collects of a wait that may block, keep the bracket. The
-// file raw_linux.go gives the reasons and the measurements.
+// file raw_linux.go gives the reasons.
 //
 // # Other systems
 //

@@ -33,9 +33,9 @@ const rawMax = 64 << 10
 // goroutines queued or no other P is idle or spinning; a thread is woken
 // to run that P, and the caller's thread, once its call returns, takes an
 // idle P or parks. The runtime's own non-blocking poll in findRunnable,
-// made while the M holds its P, calls epoll_wait without any bracket. Echo
-// at 50 connections used 8.8% less CPU per round trip without it (40
-// rounds; docs/BENCHMARKS.md, run Q).
+// made while the M holds its P, calls epoll_wait without any bracket.
+// Without the bracket an echo server at 50 connections spends less CPU
+// per round trip (docs/BENCHMARKS.md).
 //
 // What it costs: while such a call is in the operating system, its
 // goroutine holds its Go P and cannot be preempted, and a stop-the-world
@@ -51,13 +51,12 @@ const rawMax = 64 << 10
 // made when the kernel has run out of work, and their bracket wakes
 // sysmon as a goroutine's blocking read would, so that sysmon's looks
 // (its preemption of long runs, its network poll) resume when work does.
-// With them raw too, nothing the echo server did woke sysmon; at 50
-// connections it used 12-15% less CPU per round trip, but at one
-// connection its median round trip went from 16 µs to about 100 µs on the
-// virtual machine of the measurements, whose CPUs halt as soon as they
-// are idle (guest halt polling off). With 200 µs of guest halt polling it
-// was 16-20 µs, as with the bracket: sysmon's looks, it seems, had kept
-// the CPUs from halting between requests.
+// With them raw too, nothing the echo server does wakes sysmon: at 50
+// connections it spends less CPU still, but at one connection its round
+// trip grows several times longer on a virtual machine whose CPUs halt as
+// soon as they are idle (guest halt polling off), and not with guest halt
+// polling on: sysmon's looks, it seems, keep the CPUs from halting
+// between requests.
 //
 // The race detector sees these calls as x/sys/unix's Read and Write make
 // it see theirs: a read writes its buffer and a write reads its own, and a

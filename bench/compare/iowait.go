@@ -19,16 +19,14 @@ import (
 // poller when it goes idle, and an M that stops after serving I/O spins on
 // its note for a while first (kernel/consts.go stopSpin), which a
 // compute-only kernel does not do. The variant measures what the compute
-// side pays for that, beside impl=kernel in the same run (docs/BENCHMARKS.md
-// run J: 29% on SpawnRemote while any task run earned the spin).
+// side pays for that, beside impl=kernel in the same run.
 //
 // It also adds kernel-gowaiter, the kernel with a goroutine parked on a
 // quiet pipe in the Go runtime's own netpoller instead: what any process
 // with a parked net.Conn pays, whatever schedules its computation. The
 // kernel's poller waits in that netpoller too (netpoll/wait_linux.go)
 // while an M blocks in it, so kernel-iowaiter pays it as well, part of the
-// time; the difference between the two bounds the kernel's own share
-// (docs/BENCHMARKS.md run K).
+// time; the difference between the two bounds the kernel's own share.
 func withIOWaiter(w workload) workload {
 	for _, v := range w.variants {
 		if v.impl != "kernel" {
