@@ -409,6 +409,7 @@ func (k *Kernel) Close() error {
 // woken tasks would otherwise be dropped. Called with the lock held, by Shutdown and by
 // every pidleput.
 func (k *Kernel) checkDrainedLocked() {
+	k.lock.AssertHeld("sched.lock")
 	if k.state.Load() == stateDraining && int(k.npidle.Load()) == k.procs &&
 		k.nmsys.Load() == 0 && k.global.Len() == 0 && k.lastpoll.Load() != 0 && k.pollingNet.Load() == 0 {
 		k.state.Store(stateStopped)
@@ -420,6 +421,7 @@ func (k *Kernel) checkDrainedLocked() {
 // finishLocked runs once the kernel is stopped: it wakes every idle M so
 // that it exits, and the monitor. Called with the lock held.
 func (k *Kernel) finishLocked() {
+	k.lock.AssertHeld("sched.lock")
 	for mp := k.midle; mp != nil; {
 		next := mp.link
 		mp.link, mp.nextp = nil, nil
@@ -442,6 +444,7 @@ func (k *Kernel) finishLocked() {
 // dropped. It exits when the call returns and its task's run ends. Called
 // with the lock held.
 func (k *Kernel) maybeExitedLocked() {
+	k.lock.AssertHeld("sched.lock")
 	if k.state.Load() == stateStopped && k.mcount == int(k.nmsys.Load()) && !k.monitorRun {
 		// Nobody polls any more (an M inside Block exits without
 		// polling): close the poller. Its descriptors stay their owners'
@@ -456,6 +459,7 @@ func (k *Kernel) maybeExitedLocked() {
 // dropLocked counts a task that will never run because the kernel stopped.
 // Called with the lock held.
 func (k *Kernel) dropLocked(gp *g) {
+	k.lock.AssertHeld("sched.lock")
 	k.dropped++
 	gp.fn = nil
 }

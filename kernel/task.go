@@ -413,6 +413,7 @@ func (k *Kernel) gfget(pp *p) *g {
 // gfgetLocked returns a free record from the global list or a new one.
 // Called with the lock held.
 func (k *Kernel) gfgetLocked() *g {
+	k.lock.AssertHeld("sched.lock")
 	if n := len(k.gfree); n > 0 {
 		gp := k.gfree[n-1]
 		k.gfree[n-1] = nil
