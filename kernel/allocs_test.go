@@ -176,3 +176,37 @@ func TestParkAndWakeAllocateNothing(t *testing.T) {
 		t.Errorf("%d park/wake turns between two tasks: %v allocations, want 0", turns, allocs)
 	}
 }
+
+// TestGoBatchAllocatesOneSlicePerCall holds both GoBatch methods to their
+// documented bound: one allocation per call (the batch of task pointers),
+// whatever the number of functions.
+func TestGoBatchAllocatesOneSlicePerCall(t *testing.T) {
+	const tasks = 16
+	cd := newCountdown()
+	fns := make([]func(*kernel.Ctx), tasks)
+	for i := range fns {
+		fns[i] = cd.task
+	}
+	spawner := func(c *kernel.Ctx) { c.GoBatch(fns...) }
+	for _, c := range []struct {
+		name  string
+		batch func(k *kernel.Kernel) error
+	}{
+		{"Kernel.GoBatch", func(k *kernel.Kernel) error { return k.GoBatch(fns...) }},
+		{"Ctx.GoBatch", func(k *kernel.Kernel) error { return k.Go(spawner) }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			k := allocKernel(t)
+			allocs := steadyAllocs(t, k, func() {
+				cd.start(tasks)
+				if err := c.batch(k); err != nil {
+					t.Fatal(err)
+				}
+				<-cd.done
+			})
+			if allocs > 1 {
+				t.Errorf("%s of %d functions and their runs: %v allocations, want at most 1", c.name, tasks, allocs)
+			}
+		})
+	}
+}

@@ -289,7 +289,9 @@ func (k *Kernel) submit(kd *Kind, fn func(*Ctx)) error {
 // global queue in order and one M is started per idle P, up to one per task
 // (the runtime's injectglist without a P). It returns [ErrNilFunc] if any
 // function is nil and [ErrClosed] once Shutdown or Close has been called;
-// either way no task of the batch is run.
+// either way no task of the batch is run. Beyond the callers' closures,
+// GoBatch allocates one slice of len(fns) task pointers per call, the
+// batch it hands to the queues in one step; [Kernel.Go] allocates nothing.
 func (k *Kernel) GoBatch(fns ...func(*Ctx)) error {
 	for _, fn := range fns {
 		if fn == nil {
