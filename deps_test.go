@@ -45,7 +45,7 @@ type pkgRule struct {
 // implementation (runq, steal, netpoll, kernel) imports nothing of them.
 var layers = map[string]pkgRule{
 	// Primitives. The explorer build of xsync hands every operation to the
-	// engine; testhook holds function values the packages fill at init.
+	// engine; testhook holds the hooks of the packages' tests.
 	"internal/xsync":    {imports: []string{"internal/explorer"}},
 	"internal/explorer": {},
 	"internal/testhook": {},
