@@ -90,6 +90,10 @@ func TestKnownBadKernelsAreReported(t *testing.T) {
 			MustPrint: []string{"--- FAIL: TestKernelModels/", "VSCHED_REPLAY="}}
 	}
 	all := byModels("^TestKernelModels$")
+	// A change to the scheduler's state without its lock: the lock-held
+	// assertion must be what reports it.
+	lockHeld := byModels("^TestKernelModels$")
+	lockHeld.MustPrint = append(lockHeld.MustPrint, "requires sched.lock held")
 	for _, c := range []struct {
 		m mutant.Mutant
 		v mutant.Verifier
@@ -114,6 +118,7 @@ func TestKnownBadKernelsAreReported(t *testing.T) {
 		{mutant.Named("exitsyscall-load-then-store"), byModels("^TestKernelModels$/^BlockVsRetake$")},
 		{mutant.Named("wakep-claim-not-cas"), all},
 		{mutant.Named("wakep-ignores-idle-p"), byModels("^TestKernelModels$/^SubmitVsStaleNeedspinning$")},
+		{mutant.Named("mstart-addm-unlocked"), lockHeld},
 	} {
 		t.Run(c.m.Name, func(t *testing.T) {
 			t.Parallel()
