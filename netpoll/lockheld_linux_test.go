@@ -11,7 +11,7 @@ import (
 // builds the Poller's functions whose contract is "called with mu (or
 // tmu) held" check it first and panic naming the lock and themselves.
 func TestFunctionsCalledWithALockPanicWithoutIt(t *testing.T) {
-	p := newPoller(t)
+	p := newTestPoller(t)
 	for _, c := range []struct {
 		name, lock string
 		f          func()
