@@ -56,10 +56,10 @@ var layers = map[string]pkgRule{
 	// netpoll's explorer build (wait_explore_linux.go) asks the engine
 	// whether a model runs, as xsync does, to replace a blocking
 	// epoll_wait with a sleep the explorer sees.
-	"netpoll": {imports: []string{"internal/xsync", "internal/explorer", "internal/testhook", "internal/pollproto", "golang.org/x/sys/unix"}, schedState: true},
+	"netpoll": {imports: []string{"internal/xsync", "internal/explorer", "internal/pollproto", "golang.org/x/sys/unix"}, schedState: true},
 	// pollproto is the netpoll-kernel wait protocol, used by those two
 	// only.
-	"internal/pollproto": {imports: []string{"internal/xsync"}},
+	"internal/pollproto": {},
 	"kernel":             {imports: []string{"internal/xsync", "internal/testhook", "internal/pollproto", "netpoll", "runq", "steal"}, schedState: true},
 	// metrics is a client of kernel's public API and holds no scheduler
 	// state: its sync.Mutex serializes expvar registration.
