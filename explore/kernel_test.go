@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/vsched/vsched/explore"
+	"github.com/vsched/vsched/internal/campaign"
 	"github.com/vsched/vsched/internal/testhook"
 	"github.com/vsched/vsched/internal/xsync"
 	"github.com/vsched/vsched/kernel"
@@ -420,9 +421,9 @@ var modelTimeouts = map[string]int{
 // million executions (about a minute), so the campaign caps the executions
 // of each.
 var (
-	kernelBound      = flag.Int("vsched.kernel-bound", 0, "preemption bound of the kernel models (0: VSCHED_MAX_PREEMPTIONS, else 1)")
-	kernelExecutions = flag.Int("vsched.kernel-executions", 0, "execution cap of each kernel model (0: the explorer's default)")
-	kernelTime       = flag.Duration("vsched.kernel-time", 0, "time budget of all kernel models together, shared evenly (0: none)")
+	kernelBound      = flag.Int(campaign.FlagKernelBound, 0, "preemption bound of the kernel models (0: VSCHED_MAX_PREEMPTIONS, else 1)")
+	kernelExecutions = flag.Int(campaign.FlagKernelExecutions, 0, "execution cap of each kernel model (0: the explorer's default)")
+	kernelTime       = flag.Duration(campaign.FlagKernelTime, 0, "time budget of all kernel models together, shared evenly (0: none)")
 )
 
 func kernelConfig(name string) explore.Config {

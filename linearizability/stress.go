@@ -13,6 +13,7 @@ import (
 
 	"github.com/anishathalye/porcupine"
 
+	"github.com/vsched/vsched/internal/campaign"
 	"github.com/vsched/vsched/internal/testhook"
 	"github.com/vsched/vsched/runq"
 	"github.com/vsched/vsched/spec"
@@ -93,14 +94,14 @@ type Result struct {
 
 // Environment variables read by [Config.WithEnv].
 const (
-	EnvDuration  = "VSCHED_LIN_DURATION" // a time.ParseDuration string
-	EnvRounds    = "VSCHED_LIN_ROUNDS"   // a round count
-	EnvSeed      = "VSCHED_LIN_SEED"     // a uint64 seed
-	EnvArtifacts = "VSCHED_ARTIFACTS"    // the artifact directory
-	EnvOps       = "VSCHED_LIN_OPS"      // operations per round
-	EnvStuck     = "VSCHED_LIN_STUCK"    // the stuck timeout, a duration
-	EnvThieves   = "VSCHED_LIN_THIEVES"  // thieves in QueueMode
-	EnvProcs     = "VSCHED_LIN_PROCS"    // Ps in SystemMode
+	EnvDuration  = campaign.EnvLinDuration // a time.ParseDuration string
+	EnvRounds    = "VSCHED_LIN_ROUNDS"     // a round count
+	EnvSeed      = campaign.EnvLinSeed     // a uint64 seed
+	EnvArtifacts = campaign.EnvArtifacts   // the artifact directory
+	EnvOps       = "VSCHED_LIN_OPS"        // operations per round
+	EnvStuck     = "VSCHED_LIN_STUCK"      // the stuck timeout, a duration
+	EnvThieves   = "VSCHED_LIN_THIEVES"    // thieves in QueueMode
+	EnvProcs     = "VSCHED_LIN_PROCS"      // Ps in SystemMode
 )
 
 // WithEnv returns c with the fields that the environment variables

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -37,34 +36,6 @@ func TestBenchRejectsBadFlagsBeforeRunningAnything(t *testing.T) {
 	}
 }
 
-func TestBenchHelpDocumentsFlags(t *testing.T) {
-	var b bytes.Buffer
-	newBenchFlags(&b).fs.Usage()
-	for _, s := range []string{"usage: vsched bench", "-bench", "-count", "-benchtime", "-pkg", "-o", "-v", "-col /impl"} {
-		if !strings.Contains(b.String(), s) {
-			t.Errorf("bench usage does not mention %s:\n%s", s, b.String())
-		}
-	}
-	var stdout, stderr bytes.Buffer
-	if code := runBench(context.Background(), []string{"-h"}, &stdout, &stderr); code != exitPass {
-		t.Errorf("bench -h: exit %d, want 0", code)
-	}
-	if !strings.Contains(stderr.String(), "usage: vsched bench") {
-		t.Errorf("bench -h printed no usage:\n%s", stderr.String())
-	}
-}
-
-func TestValidBenchtime(t *testing.T) {
-	for s, ok := range map[string]bool{
-		"1s": true, "500ms": true, "100x": true, "1x": true,
-		"0s": false, "-1s": false, "0x": false, "x": false, "ten": false, "": false,
-	} {
-		if err := validBenchtime(s); (err == nil) != ok {
-			t.Errorf("validBenchtime(%q) = %v, want ok=%v", s, err, ok)
-		}
-	}
-}
-
 func TestParseBenchResult(t *testing.T) {
 	for _, tc := range []struct {
 		line string
@@ -88,115 +59,13 @@ func TestParseBenchResult(t *testing.T) {
 	}
 }
 
-func TestHasImplKey(t *testing.T) {
-	for name, want := range map[string]bool{
-		"BenchmarkDuo/impl=alpha-2":            true,
-		"BenchmarkEcho/conns=10/impl=kernel-2": true,
-		"BenchmarkQueue/op=PutGet-2":           false,
-		"BenchmarkSolo-2":                      false,
-		"Benchmarkimpl=x":                      false,
-		"BenchmarkX/notimpl=y":                 false,
-	} {
-		if got := hasImplKey(name); got != want {
-			t.Errorf("hasImplKey(%q) = %v, want %v", name, got, want)
-		}
-	}
-}
-
-// benchStream is go test -bench's standard output in the chunks a pipe
-// delivers it: a benchmark's name first, the rest of its line when it has
-// run. The second beta run arrives in one piece with its name, as it does
-// when the benchmark is quicker than the reader.
-var benchStream = []string{
-	"goos: linux\ngoarch: amd64\npkg: example.com/standin/bench/tiny\ncpu: Intel(R) Xeon(R) Processor\n",
-	"BenchmarkDuo/impl=alpha-2         \t",
-	"       1\t       415.0 ns/op\n",
-	"BenchmarkDuo/impl=alpha-2         \t",
-	"       1\t       109.0 ns/op\n",
-	"BenchmarkDuo/impl=beta-2          \t       1\t       537.0 ns/op\n",
-	"BenchmarkDuo/impl=beta-2          \t",
-	"       1\t       248.0 ns/op\n",
-	"BenchmarkSlow-2                   \t",
-	"--- FAIL: BenchmarkSlow-2\n    tiny_test.go:20: boom\n",
-	"FAIL\nexit status 1\nFAIL\texample.com/standin/bench/tiny\t0.009s\nFAIL\n",
-}
-
-func TestBenchOutputFollowsRunningBenchmark(t *testing.T) {
-	o := newBenchOutput()
-	var lines, started, statuses []string
-	w := benchStdout(o, func(l string) { lines = append(lines, l) }, func(name string) {
-		started = append(started, name)
-	})
-	for _, chunk := range benchStream {
-		w.Write([]byte(chunk))
-		statuses = append(statuses, o.status(2))
-	}
-	w.flush()
-
-	if want := []string{"BenchmarkDuo/impl=alpha-2", "BenchmarkDuo/impl=beta-2", "BenchmarkSlow-2"}; !reflect.DeepEqual(started, want) {
-		t.Errorf("started %q, want %q", started, want)
-	}
-	if o.results != 4 || o.benchmarks != 2 || !o.impl {
-		t.Errorf("results %d, benchmarks %d, impl %v; want 4, 2, true", o.results, o.benchmarks, o.impl)
-	}
-	if got, want := o.summary(), "4 results of 2 benchmarks"; got != want {
-		t.Errorf("summary %q, want %q", got, want)
-	}
-	for i, want := range map[int]string{
-		1: "tiny.BenchmarkDuo/impl=alpha-2 run 1/2, 0 results",
-		3: "tiny.BenchmarkDuo/impl=alpha-2 run 2/2, 1 result",
-		5: "tiny.BenchmarkDuo/impl=beta-2 run 1/2, 3 results",
-		8: "tiny.BenchmarkSlow-2 run 1/2, 4 results",
-	} {
-		if statuses[i] != want {
-			t.Errorf("status after chunk %d = %q, want %q", i, statuses[i], want)
-		}
-	}
-	// Every line goes to the raw output, whole, the results included.
-	if len(lines) != 14 || lines[4] != "BenchmarkDuo/impl=alpha-2         \t       1\t       415.0 ns/op" {
-		t.Errorf("lines handed on: %q", lines)
-	}
-	want := []string{
-		"BenchmarkSlow-2                   \t--- FAIL: BenchmarkSlow-2",
-		"    tiny_test.go:20: boom",
-		"FAIL\texample.com/standin/bench/tiny\t0.009s",
-	}
-	if !reflect.DeepEqual(o.kept, want) {
-		t.Errorf("kept %q, want %q", o.kept, want)
-	}
-}
-
-func TestJudgeBench(t *testing.T) {
-	o := newBenchOutput()
-	o.addLine("BenchmarkX-2 \t 10 \t 5 ns/op")
-	if r := judgeBench(o, []string{"./..."}, nil, nil); r.verdict != pass || r.summary != "1 result of 1 benchmark" {
-		t.Errorf("passing run: %v %q", r.verdict, r.summary)
-	}
-	r := judgeBench(newBenchOutput(), []string{"./nope"}, []string{"stat ./nope: no such file or directory"}, fmt.Errorf("exec: go: not found"))
-	if r.verdict != fail || len(r.failures) != 1 || r.failures[0].title != "./nope" {
-		t.Fatalf("failed run: %+v", r)
-	}
-	if want := []string{"stat ./nope: no such file or directory", "go test: exec: go: not found"}; !reflect.DeepEqual(r.failures[0].output, want) {
-		t.Errorf("failure output %q, want %q", r.failures[0].output, want)
-	}
-}
-
-func TestBenchstatArgs(t *testing.T) {
-	if got, want := benchstatArgs("/tmp/a=b.txt", true), []string{"-col", "/impl", "results=/tmp/a=b.txt"}; !reflect.DeepEqual(got, want) {
-		t.Errorf("with impl: %q, want %q", got, want)
-	}
-	if got, want := benchstatArgs("/tmp/b.txt", false), []string{"results=/tmp/b.txt"}; !reflect.DeepEqual(got, want) {
-		t.Errorf("without impl: %q, want %q", got, want)
-	}
-}
-
 // standInBenchModule makes a module root whose bench/ module has one tiny
 // benchmark with two implementations (Duo), one without (Solo) and one that
 // fails (Broken), and the benchstat tool of the real bench module, at the
 // same version, so that no new module is downloaded. It returns the root.
 func standInBenchModule(t *testing.T) string {
 	t.Helper()
-	real := filepath.Join("..", "..", benchDir)
+	real := filepath.Join("..", "..", "bench")
 	gomod, err := os.ReadFile(filepath.Join(real, "go.mod"))
 	if err != nil {
 		t.Fatal(err)
@@ -334,7 +203,7 @@ func TestBenchOnStandInModule(t *testing.T) {
 		if code != exitFail {
 			t.Fatalf("exit %d, want %d:\n%s", code, exitFail, out)
 		}
-		for _, s := range []string{"=== FAIL go test -bench: ./...", "boom in the benchmark", "benchstat of the 2 results that completed"} {
+		for _, s := range []string{"=== FAIL go test -bench: BenchmarkBroken in example.com/standin/bench/tiny", "boom in the benchmark", "benchstat of the 2 results that completed"} {
 			if !strings.Contains(out, s) {
 				t.Errorf("output lacks %q:\n%s", s, out)
 			}

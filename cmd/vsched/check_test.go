@@ -7,7 +7,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -15,39 +14,48 @@ import (
 	"time"
 )
 
-// The files in testdata are real output, recorded from go 1.26 on a small
-// stand-in module: properties.jsonl has a passing package (spec), a failed
-// subtest (runq), a panic in TestMain (steal) and a compile error
-// (proptest); fuzz_seeds.jsonl replays a committed crasher; fuzz_crash.txt
-// and fuzz_pass.txt are plain go test -fuzz runs.
+// The files in testdata are real go test -json output, recorded with go
+// 1.26 on small stand-in modules: properties.jsonl has a passing package
+// (spec), a failed subtest (runq), a panic in TestMain (steal) and a
+// compile error (proptest); fuzz_seeds.jsonl replays a committed crasher;
+// fuzz_crash.jsonl is a fuzzing run that finds one, fuzz_pass.jsonl one
+// that finds nothing.
 
-func readTestdata(t *testing.T, name string) string {
+func tallyOf(t *testing.T, stream string) *tally {
+	t.Helper()
+	tl := newTally()
+	for _, line := range strings.Split(strings.TrimSuffix(stream, "\n"), "\n") {
+		tl.addLine(line, nil)
+	}
+	return tl
+}
+
+func testdataTally(t *testing.T, name string) *tally {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return string(b)
+	return tallyOf(t, string(b))
 }
 
-func tallyOf(t *testing.T, stream string) *tally {
-	t.Helper()
-	tl := newTally()
-	w := &lineWriter{fn: func(line string) { tl.addLine(line) }}
-	w.Write([]byte(stream))
-	w.flush()
-	return tl
+// events writes a go test -json stream.
+func events(evs ...event) string {
+	var b strings.Builder
+	for _, ev := range evs {
+		line, _ := json.Marshal(ev)
+		b.Write(append(line, '\n'))
+	}
+	return b.String()
 }
 
 func failureTitled(t *testing.T, fs []failure, title string) failure {
 	t.Helper()
+	var titles []string
 	for _, f := range fs {
 		if f.title == title {
 			return f
 		}
-	}
-	var titles []string
-	for _, f := range fs {
 		titles = append(titles, f.title)
 	}
 	t.Fatalf("no failure titled %q; have %q", title, titles)
@@ -55,575 +63,186 @@ func failureTitled(t *testing.T, fs []failure, title string) failure {
 }
 
 func TestTallyCountsTopLevelTestsOnly(t *testing.T) {
-	tl := tallyOf(t, readTestdata(t, "properties.jsonl"))
+	tl := testdataTally(t, "properties.jsonl")
 	// spec: TestPass, TestSub (its three subtests not counted), TestSkip;
 	// runq: TestMaybeFail fails, TestOK passes; steal and proptest run no test.
-	want := testCounts{passed: 3, failed: 1, skipped: 1, brokenPkgs: 2}
-	if !reflect.DeepEqual(tl.counts, want) {
-		t.Errorf("counts = %+v, want %+v", tl.counts, want)
-	}
-	if tl.started != 4 {
-		t.Errorf("started = %d packages, want 4", tl.started)
-	}
-	if got := tl.counts.String(); got != "3 passed, 1 failed, 1 skipped; 2 package errors" {
-		t.Errorf("counts.String() = %q", got)
-	}
-}
-
-func TestTallyShowsFailedTestLikeGoTestWithoutV(t *testing.T) {
-	tl := tallyOf(t, readTestdata(t, "properties.jsonl"))
-	f := failureTitled(t, tl.failures, "TestMaybeFail in github.com/vsched/vsched/runq")
-	want := []string{
-		"--- FAIL: TestMaybeFail (0.00s)",
-		"    --- FAIL: TestMaybeFail/inner (0.00s)",
-		"        runq_test.go:10: inner broke: want 1, got 2",
-	}
-	if !reflect.DeepEqual(f.output, want) {
-		t.Errorf("output:\n%s\nwant:\n%s", strings.Join(f.output, "\n"), strings.Join(want, "\n"))
-	}
-}
-
-func TestTallyReportsCompileErrorOfPackage(t *testing.T) {
-	tl := tallyOf(t, readTestdata(t, "properties.jsonl"))
-	f := failureTitled(t, tl.failures, "github.com/vsched/vsched/proptest [build failed]")
-	want := []string{
-		"# github.com/vsched/vsched/proptest [github.com/vsched/vsched/proptest.test]",
-		"proptest/p_test.go:5:32: declared and not used: x",
-	}
-	if !reflect.DeepEqual(f.output, want) {
-		t.Errorf("output = %q, want %q", f.output, want)
-	}
-}
-
-func TestTallyReportsPanicOutsideTests(t *testing.T) {
-	tl := tallyOf(t, readTestdata(t, "properties.jsonl"))
-	f := failureTitled(t, tl.failures, "github.com/vsched/vsched/steal")
-	if len(f.output) == 0 || f.output[0] != "panic: boom in main" {
-		t.Fatalf("output = %q, want it to start with the panic", f.output)
-	}
-	for _, l := range f.output {
-		if strings.HasPrefix(l, "FAIL\t") {
-			t.Errorf("output keeps the verdict line %q", l)
-		}
-	}
-}
-
-func TestTallyDoesNotReportPackageWhoseTestsExplainIt(t *testing.T) {
-	tl := tallyOf(t, readTestdata(t, "properties.jsonl"))
-	for _, f := range tl.failures {
-		if f.title == "github.com/vsched/vsched/runq" {
-			t.Errorf("runq reported as a package failure too: %q", f.output)
-		}
+	if got := tl.String(); got != "3 passed, 1 failed, 1 skipped; 2 package errors" {
+		t.Errorf("counts %q", got)
 	}
 	if len(tl.failures) != 3 {
-		t.Errorf("%d failures, want 3 (runq test, steal panic, proptest build)", len(tl.failures))
+		t.Errorf("%d failures, want 3 (the runq test, the steal panic, the proptest build): %q", len(tl.failures), tl.failures)
 	}
 }
 
-func TestTallyKeepsOutputOfTestThatNeverEnded(t *testing.T) {
+func TestTallyKeepsTheOutputOfAFailedTestAndItsSubtests(t *testing.T) {
+	f := failureTitled(t, testdataTally(t, "properties.jsonl").failures, "TestMaybeFail in github.com/vsched/vsched/runq")
+	want := "    runq_test.go:10: inner broke: want 1, got 2\n--- FAIL: TestMaybeFail/inner (0.00s)\n--- FAIL: TestMaybeFail (0.00s)\n"
+	if f.output != want {
+		t.Errorf("output %q, want %q", f.output, want)
+	}
+}
+
+func TestTallyReportsACompileErrorAndAPanicOutsideTests(t *testing.T) {
+	tl := testdataTally(t, "properties.jsonl")
+	f := failureTitled(t, tl.failures, "github.com/vsched/vsched/proptest [build failed]")
+	if want := "# github.com/vsched/vsched/proptest [github.com/vsched/vsched/proptest.test]\nproptest/p_test.go:5:32: declared and not used: x\n"; f.output != want {
+		t.Errorf("build failure %q, want %q", f.output, want)
+	}
+	f = failureTitled(t, tl.failures, "github.com/vsched/vsched/steal")
+	if !strings.HasPrefix(f.output, "panic: boom in main\n") || strings.Contains(f.output, "FAIL\t") {
+		t.Errorf("panic %q: want it first, without the verdict line", f.output)
+	}
+}
+
+func TestTallyKeepsTheOutputOfATestThatNeverEnded(t *testing.T) {
 	// A test calling os.Exit: no verdict for the test, a failed package.
-	stream := `{"Action":"start","Package":"p"}
-{"Action":"run","Package":"p","Test":"TestExit"}
-{"Action":"output","Package":"p","Test":"TestExit","Output":"=== RUN   TestExit\n"}
-{"Action":"output","Package":"p","Test":"TestExit","Output":"    x_test.go:3: about to exit\n"}
-{"Action":"output","Package":"p","Output":"FAIL\tp\t0.002s\n"}
-{"Action":"fail","Package":"p","Elapsed":0.002}
-`
-	tl := tallyOf(t, stream)
+	tl := tallyOf(t, events(
+		event{Action: "start", Package: "p"},
+		event{Action: "output", Package: "p", Test: "TestExit", Output: "=== RUN   TestExit\n"},
+		event{Action: "output", Package: "p", Test: "TestExit", Output: "    x_test.go:3: about to exit\n"},
+		event{Action: "output", Package: "p", Output: "FAIL\tp\t0.002s\n"},
+		event{Action: "fail", Package: "p"},
+	))
 	f := failureTitled(t, tl.failures, "p")
-	want := []string{"--- UNFINISHED: TestExit", "    x_test.go:3: about to exit"}
-	if !reflect.DeepEqual(f.output, want) {
-		t.Errorf("output = %q, want %q", f.output, want)
+	if want := "--- UNFINISHED: TestExit\n    x_test.go:3: about to exit\n"; f.output != want {
+		t.Errorf("output %q, want %q", f.output, want)
 	}
-	if tl.counts.brokenPkgs != 1 {
-		t.Errorf("brokenPkgs = %d, want 1", tl.counts.brokenPkgs)
-	}
-}
-
-func TestTallyKeepsNonJSONLinesAsStray(t *testing.T) {
-	tl := tallyOf(t, "not json\n{\"Action\":\"start\",\"Package\":\"p\"}\n")
-	if !reflect.DeepEqual(tl.stray, []string{"not json"}) || tl.started != 1 {
-		t.Errorf("stray = %q, started = %d", tl.stray, tl.started)
+	if tl.broken != 1 {
+		t.Errorf("broken = %d, want 1", tl.broken)
 	}
 }
 
-func TestSeedPhaseReportsCommittedCrasher(t *testing.T) {
-	tl := tallyOf(t, readTestdata(t, "fuzz_seeds.jsonl"))
-	r := judgeTests(tl, nil, errors.New("exit status 1"), "no fuzz targets")
-	if r.verdict != fail || r.summary != "1 passed, 1 failed, 0 skipped" {
-		t.Fatalf("result = %v %q", r.verdict, r.summary)
-	}
-	f := failureTitled(t, r.failures, "FuzzCrash in github.com/vsched/vsched/fuzz")
-	want := []string{
-		"--- FAIL: FuzzCrash (0.00s)",
-		"    --- FAIL: FuzzCrash/e9e3ffbe3b3a072c (0.00s)",
-		`        fuzz_test.go:20: found A in "A"`,
-	}
-	if !reflect.DeepEqual(f.output, want) {
-		t.Errorf("output = %q, want %q", f.output, want)
-	}
-}
-
-func TestJudgeTests(t *testing.T) {
-	passing := `{"Action":"start","Package":"p"}
-{"Action":"pass","Package":"p","Test":"TestA"}
-{"Action":"pass","Package":"p"}
-`
-	noTests := `{"Action":"start","Package":"p"}
-{"Action":"output","Package":"p","Output":"testing: warning: no tests to run\n"}
-{"Action":"pass","Package":"p"}
-`
+func TestJudge(t *testing.T) {
+	passing := events(event{Action: "start", Package: "p"}, event{Action: "pass", Package: "p", Test: "TestA"}, event{Action: "pass", Package: "p"})
+	noTests := events(event{Action: "start", Package: "p"}, event{Action: "pass", Package: "p"})
 	exitErr := errors.New("exit status 1")
 	for _, tc := range []struct {
-		name    string
-		stream  string
-		stderr  []string
-		err     error
-		verdict verdict
-		summary string
+		name, stream string
+		err          error
+		verdict      verdict
+		summary      string
 	}{
-		{"all pass", passing, nil, nil, pass, "1 passed, 0 failed, 0 skipped"},
-		{"no tests is a skip", noTests, nil, nil, skip, "no tests"},
-		{"no packages is a skip", "", []string{`go: warning: "./steal/..." matched no packages`, "no packages to test"}, exitErr, skip, "no packages"},
-		{"go test fails before any package", "", []string{"go: bad flag"}, exitErr, fail, "go test failed"},
-		{"exit status alone fails the phase", passing, nil, exitErr, fail, "1 passed, 0 failed, 0 skipped"},
+		{"all pass", passing, nil, pass, "1 passed, 0 failed, 0 skipped"},
+		{"no tests is a skip", noTests, nil, skip, "no tests"},
+		{"an exit status alone fails", passing, exitErr, fail, "1 passed, 0 failed, 0 skipped"},
+		{"go test fails before any package", "go: updates to go.mod needed\n", exitErr, fail, "0 passed, 0 failed, 0 skipped"},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			r := judgeTests(tallyOf(t, tc.stream), tc.stderr, tc.err, "no tests")
-			if r.verdict != tc.verdict || r.summary != tc.summary {
-				t.Errorf("got %v %q, want %v %q", r.verdict, r.summary, tc.verdict, tc.summary)
-			}
-			if r.verdict == fail && len(r.failures) == 0 {
-				t.Errorf("a failed phase kept no output to explain it")
-			}
-		})
-	}
-}
-
-func TestJudgeTestsExplainsFailureWithStderr(t *testing.T) {
-	r := judgeTests(newTally(), []string{"go: updates to go.mod needed"}, errors.New("exit status 1"), "")
-	f := failureTitled(t, r.failures, "go test")
-	want := []string{"go: updates to go.mod needed", "go test: exit status 1"}
-	if !reflect.DeepEqual(f.output, want) {
-		t.Errorf("output = %q, want %q", f.output, want)
-	}
-}
-
-func fuzzOutcomeOf(text string) *fuzzOutcome {
-	o := newFuzzOutcome()
-	w := &lineWriter{fn: o.addLine}
-	w.Write([]byte(text))
-	w.flush()
-	return o
-}
-
-func TestFuzzExecsComeFromLastProgressLine(t *testing.T) {
-	o := fuzzOutcomeOf(readTestdata(t, "fuzz_pass.txt"))
-	if o.execs != 547246 {
-		t.Errorf("execs = %d, want 547246 (the last progress line)", o.execs)
-	}
-	if got := judgeFuzz("FuzzRev", o, nil); got.verdict != pass || got.summary != "547,246 execs" {
-		t.Errorf("judgeFuzz = %v %q", got.verdict, got.summary)
-	}
-}
-
-func TestParseFuzzExecsIgnoresBaselineLines(t *testing.T) {
-	for _, tc := range []struct {
-		line string
-		n    int64
-		ok   bool
-	}{
-		{"fuzz: elapsed: 3s, execs: 228185 (76044/sec), new interesting: 0 (total: 1)", 228185, true},
-		{"fuzz: elapsed: 1m0s, execs: 12 (0/sec), new interesting: 2 (total: 7)", 12, true},
-		{"fuzz: elapsed: 0s, gathering baseline coverage: 0/1 completed", 0, false},
-		{"fuzz: minimizing 28-byte failing input file", 0, false},
-		{"ok  \tgithub.com/vsched/vsched/fuzz\t7.091s", 0, false},
-	} {
-		n, ok := parseFuzzExecs(tc.line)
-		if n != tc.n || ok != tc.ok {
-			t.Errorf("parseFuzzExecs(%q) = %d, %v; want %d, %v", tc.line, n, ok, tc.n, tc.ok)
+		r := tallyOf(t, tc.stream).judge(tc.err)
+		if r.verdict != tc.verdict || r.summary != tc.summary {
+			t.Errorf("%s: %v %q, want %v %q", tc.name, r.verdict, r.summary, tc.verdict, tc.summary)
+		}
+		if r.verdict == fail && (len(r.failures) == 0 || !strings.Contains(r.failures[0].output+r.failures[0].title, "go")) {
+			t.Errorf("%s: a failed phase kept nothing to explain it: %q", tc.name, r.failures)
 		}
 	}
+	r := tallyOf(t, "go: updates to go.mod needed\n").judge(exitErr)
+	if f := failureTitled(t, r.failures, "go test"); !strings.Contains(f.output, "go: updates to go.mod needed") || !strings.Contains(f.output, "exit status 1") {
+		t.Errorf("output %q", f.output)
+	}
 }
 
-func TestFuzzFailureNamesFailingInputFromModuleRoot(t *testing.T) {
-	o := fuzzOutcomeOf(readTestdata(t, "fuzz_crash.txt"))
-	if o.execs != -1 || o.summary() != "execs unknown" {
-		t.Errorf("execs = %d (%q); the run printed no progress line", o.execs, o.summary())
+func TestTheSeedsPhaseReportsACommittedCrasher(t *testing.T) {
+	r := testdataTally(t, "fuzz_seeds.jsonl").judge(errors.New("exit status 1"))
+	if r.verdict != fail || r.summary != "1 passed, 1 failed, 0 skipped" {
+		t.Fatalf("result %v %q", r.verdict, r.summary)
 	}
-	want := filepath.Join("fuzz", "testdata", "fuzz", "FuzzCrash", "e9e3ffbe3b3a072c")
-	if got := o.crasherFromRoot(fuzzDir); got != want {
-		t.Errorf("crasherFromRoot = %q, want %q", got, want)
+	f := failureTitled(t, r.failures, "FuzzCrash in github.com/vsched/vsched/fuzz")
+	if !strings.Contains(f.output, `fuzz_test.go:20: found A in "A"`) || !strings.Contains(f.output, "--- FAIL: FuzzCrash/e9e3ffbe3b3a072c") {
+		t.Errorf("output %q", f.output)
 	}
-	r := judgeFuzz("FuzzCrash", o, errors.New("exit status 1"))
+}
+
+func fuzzResult(t *testing.T, stream string, err error) (result, string) {
+	t.Helper()
+	var out bytes.Buffer
+	c := &checker{prog: newProgress(&out)}
+	r := c.judgeFuzz(context.Background(), "FuzzCrash", tallyOf(t, stream).judge(err))
+	c.prog.close()
+	return r, out.String()
+}
+
+func TestFuzzingCountsExecutionsFromTheLastProgressLine(t *testing.T) {
+	b, _ := os.ReadFile(filepath.Join("testdata", "fuzz_pass.jsonl"))
+	r, _ := fuzzResult(t, string(b), nil)
+	if r.verdict != pass || r.summary != "1 passed, 0 failed, 0 skipped; 290,701 fuzz execs" {
+		t.Errorf("result %v %q", r.verdict, r.summary)
+	}
+}
+
+func TestAFailingInputIsNamedFromTheModuleRoot(t *testing.T) {
+	b, _ := os.ReadFile(filepath.Join("testdata", "fuzz_crash.jsonl"))
+	r, notes := fuzzResult(t, string(b), errors.New("exit status 1"))
 	if r.verdict != fail {
-		t.Fatalf("verdict = %v, want FAIL", r.verdict)
+		t.Fatalf("verdict %v, want FAIL", r.verdict)
 	}
-	f := failureTitled(t, r.failures, "failing input "+want)
-	text := strings.Join(f.output, "\n")
-	for _, s := range []string{`found A in "A"`, "go test -run=FuzzCrash/e9e3ffbe3b3a072c ./fuzz"} {
-		if !strings.Contains(text, s) {
-			t.Errorf("failure output lacks %q:\n%s", s, text)
+	input := filepath.Join("fuzz", "testdata", "fuzz", "FuzzCrash", "e9e3ffbe3b3a072c")
+	if !strings.Contains(notes, "failing input written to "+input) {
+		t.Errorf("notes %q do not name %s", notes, input)
+	}
+	f := failureTitled(t, r.failures, "FuzzCrash in github.com/vsched/vsched/fuzz")
+	for _, s := range []string{`found A in "A"`, "replay from the module root: go test -run=FuzzCrash/e9e3ffbe3b3a072c ./fuzz"} {
+		if !strings.Contains(f.output, s) {
+			t.Errorf("failure output lacks %q:\n%s", s, f.output)
 		}
 	}
-	for _, l := range f.output {
-		if strings.HasPrefix(l, "fuzz: elapsed:") || l == "exit status 1" || strings.HasPrefix(l, "FAIL\t") {
-			t.Errorf("failure output keeps chatter line %q", l)
-		}
+	if strings.Contains(f.output, "fuzz: elapsed:") {
+		t.Errorf("failure output keeps the coordinator's progress:\n%s", f.output)
 	}
 }
 
-// deadlineRaceRun is the output of a real run that ended in the fuzzing
-// coordinator's deadline race (golang/go#75804), from .ci/run on go1.26.8.
-const deadlineRaceRun = `fuzz: elapsed: 0s, gathering baseline coverage: 0/127 completed
-fuzz: elapsed: 0s, gathering baseline coverage: 127/127 completed, now fuzzing with 2 workers
-fuzz: elapsed: 9s, execs: 46980 (5737/sec), new interesting: 30 (total: 157)
-fuzz: elapsed: 10s, execs: 53140 (5938/sec), new interesting: 30 (total: 157)
---- FAIL: FuzzQueue (10.07s)
-    context deadline exceeded
-FAIL
-exit status 1
-FAIL	github.com/vsched/vsched/fuzz	10.078s
-`
-
-func TestFuzzDeadlineRaceWithoutFailingInputPasses(t *testing.T) {
-	r := judgeFuzz("FuzzQueue", fuzzOutcomeOf(deadlineRaceRun), errors.New("exit status 1"))
-	if r.verdict != pass || !strings.Contains(r.summary, "golang/go#75804") {
-		t.Fatalf("judgeFuzz = %v %q, want PASS naming golang/go#75804", r.verdict, r.summary)
+// deadlineRace is a run that ended in the fuzzing coordinator's deadline
+// race (golang/go#75804), as .ci/run met it on go1.26.8, in events.
+func deadlineRace(failLines ...string) string {
+	evs := []event{{Action: "start", Package: "p"},
+		{Action: "output", Package: "p", Test: "FuzzCrash", Output: "fuzz: elapsed: 10s, execs: 53140 (5938/sec), new interesting: 30 (total: 157)\n"},
+		{Action: "output", Package: "p", Test: "FuzzCrash", Output: "--- FAIL: FuzzCrash (10.07s)\n"}}
+	for _, l := range failLines {
+		evs = append(evs, event{Action: "output", Package: "p", Test: "FuzzCrash", Output: l + "\n"})
 	}
+	return events(append(evs, event{Action: "fail", Package: "p", Test: "FuzzCrash"},
+		event{Action: "output", Package: "p", Output: "FAIL\n"}, event{Action: "output", Package: "p", Output: "exit status 1\n"},
+		event{Action: "output", Package: "p", Output: "FAIL\tp\t10.078s\n"}, event{Action: "fail", Package: "p"})...)
 }
 
-func TestFuzzDeadlineMessageWithMoreOutputFails(t *testing.T) {
-	for name, run := range map[string]string{
-		"a property failure too": strings.Replace(deadlineRaceRun, "    context deadline exceeded\n",
-			"    context deadline exceeded\n    queue.go:216: spec mismatch: Grab\n", 1),
-		"another target failed": strings.Replace(deadlineRaceRun, "--- FAIL: FuzzQueue", "--- FAIL: FuzzOther", 1),
-		"a failing input":       deadlineRaceRun + "    Failing input written to testdata/fuzz/FuzzQueue/0123abcd\n",
+func TestTheFuzzDeadlineRaceAloneDoesNotFail(t *testing.T) {
+	exit := errors.New("exit status 1")
+	if r, _ := fuzzResult(t, deadlineRace("    context deadline exceeded"), exit); r.verdict != pass || !strings.Contains(r.summary, "golang/go#75804") {
+		t.Errorf("the race alone: %v %q, want PASS naming golang/go#75804", r.verdict, r.summary)
+	}
+	for name, stream := range map[string]string{
+		"a property failure too": deadlineRace("    context deadline exceeded", "    queue.go:216: spec mismatch: Grab"),
+		"a failing input":        deadlineRace("    context deadline exceeded", "    Failing input written to testdata/fuzz/FuzzCrash/0123abcd"),
+		"another failure":        deadlineRace("    spec mismatch"),
 	} {
-		if r := judgeFuzz("FuzzQueue", fuzzOutcomeOf(run), errors.New("exit status 1")); r.verdict != fail {
-			t.Errorf("%s: judgeFuzz = %v, want FAIL", name, r.verdict)
+		if r, _ := fuzzResult(t, stream, exit); r.verdict != fail {
+			t.Errorf("%s: %v, want FAIL", name, r.verdict)
 		}
-	}
-}
-
-func TestJudgeFuzzShowsErrorsThatAreNotExitStatus(t *testing.T) {
-	r := judgeFuzz("FuzzX", newFuzzOutcome(), errors.New(`exec: "go": executable file not found in $PATH`))
-	f := failureTitled(t, r.failures, "go test -fuzz")
-	if !strings.Contains(strings.Join(f.output, "\n"), "executable file not found") {
-		t.Errorf("output = %q", f.output)
-	}
-}
-
-func TestParseFuzzListKeepsOnlyTargetNames(t *testing.T) {
-	out := "FuzzPut\nFuzzSteal\nok  \tgithub.com/vsched/vsched/fuzz\t0.002s\n"
-	if got, want := parseFuzzList(out), []string{"FuzzPut", "FuzzSteal"}; !reflect.DeepEqual(got, want) {
-		t.Errorf("parseFuzzList = %q, want %q", got, want)
-	}
-}
-
-func TestSummaryTable(t *testing.T) {
-	results := []result{
-		{phase: "properties", verdict: pass, summary: "41 passed, 0 failed, 2 skipped", dur: 3140 * time.Millisecond},
-		{phase: "fuzz seeds", verdict: skip, summary: "no ./fuzz package yet"},
-		{phase: "fuzz FuzzPut", verdict: fail, summary: "1,234,567 execs", dur: 62 * time.Second},
-	}
-	var b bytes.Buffer
-	writeSummary(&b, results, 65*time.Second+400*time.Millisecond, overall(results))
-	want := "" +
-		"PHASE         VERDICT  TESTS (TOP-LEVEL) / EXECS       SEARCHES  DURATION\n" +
-		"properties    PASS     41 passed, 0 failed, 2 skipped  -         3.1s\n" +
-		"fuzz seeds    SKIP     no ./fuzz package yet           -         0s\n" +
-		"fuzz FuzzPut  FAIL     1,234,567 execs                 -         1m2s\n" +
-		"check: FAIL (3 phases, 1 failed, 1 skipped, total 1m5s)\n"
-	if b.String() != want {
-		t.Errorf("summary:\n%s\nwant:\n%s", b.String(), want)
-	}
-}
-
-func TestVerdictLine(t *testing.T) {
-	passed := []result{{verdict: pass}, {verdict: pass}}
-	if got, want := verdictLine(passed, 62*time.Second, overall(passed)), "check: PASS (2 phases, total 1m2s)"; got != want {
-		t.Errorf("got %q, want %q", got, want)
-	}
-	stopped := []result{{verdict: fail}, {verdict: interrupted}}
-	if got, want := verdictLine(stopped, 3*time.Second, overall(stopped)), "check: INTERRUPTED (2 phases, 1 failed, total 3s)"; got != want {
-		t.Errorf("got %q, want %q", got, want)
-	}
-}
-
-func TestWriteFailuresPrintsOnlyFailedPhases(t *testing.T) {
-	results := []result{
-		{phase: "properties", verdict: fail, failures: []failure{{title: "TestX in p", output: []string{"--- FAIL: TestX (0.00s)", "", "    x_test.go:1: boom"}}}},
-		// An interrupted phase's failures are the kill's, not findings.
-		{phase: "fuzz seeds", verdict: interrupted, failures: []failure{{title: "go test", output: []string{"signal: interrupt"}}}},
-	}
-	var b bytes.Buffer
-	writeFailures(&b, results)
-	want := "\n=== FAIL properties: TestX in p\n    --- FAIL: TestX (0.00s)\n\n        x_test.go:1: boom\n\n"
-	if b.String() != want {
-		t.Errorf("got %q, want %q", b.String(), want)
-	}
-}
-
-// emptyChecker is a checker over a module root with no verification
-// packages, so that every phase it runs decides SKIP without starting go.
-func emptyChecker(t *testing.T, filter string, out *bytes.Buffer) *checker {
-	root := t.TempDir()
-	c := &checker{root: root, goBin: "go-must-not-run", fuzztime: "1s", prog: newProgress(out, false)}
-	if filter != "" {
-		c.filter = regexp.MustCompile(filter)
-	}
-	return c
-}
-
-func phases(rs []result) []string {
-	var names []string
-	for _, r := range rs {
-		names = append(names, r.phase+" "+r.verdict.String())
-	}
-	return names
-}
-
-func TestPhaseFilter(t *testing.T) {
-	for _, tc := range []struct {
-		filter string
-		want   []string
-	}{
-		{"", []string{"properties SKIP", "fuzz seeds SKIP", "explore SKIP", "explore kernel SKIP", "linearizability SKIP"}},
-		{"seeds", []string{"fuzz seeds SKIP"}},
-		{"^explore$", []string{"explore SKIP"}},
-		{"^prop", []string{"properties SKIP"}},
-		{"FuzzPut", nil},
-	} {
-		var out bytes.Buffer
-		c := emptyChecker(t, tc.filter, &out)
-		got := phases(c.run(context.Background()))
-		c.prog.close()
-		if !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("-run %q ran %q, want %q", tc.filter, got, tc.want)
-		}
-		if want := []string{"properties", "fuzz seeds", "explore", "explore kernel", "linearizability"}; !reflect.DeepEqual(c.names, want) {
-			t.Errorf("-run %q: known phases %q, want %q", tc.filter, c.names, want)
-		}
-	}
-}
-
-func TestSelectedMatchesPhaseNames(t *testing.T) {
-	c := &checker{filter: regexp.MustCompile(`^fuzz Fuzz(Put|Steal)$`)}
-	for name, want := range map[string]bool{
-		"fuzz FuzzPut":   true,
-		"fuzz FuzzSteal": true,
-		"fuzz FuzzGrab":  false,
-		"fuzz seeds":     false,
-		"properties":     false,
-	} {
-		if got := c.selected(name); got != want {
-			t.Errorf("selected(%q) = %v, want %v", name, got, want)
-		}
-	}
-	if !(&checker{}).selected("anything") {
-		t.Errorf("without -run every phase is selected")
-	}
-}
-
-func TestMissingPackagesAreSkippedAndSaidSo(t *testing.T) {
-	var out bytes.Buffer
-	c := emptyChecker(t, "", &out)
-	c.run(context.Background())
-	c.prog.close()
-	want := "" +
-		"=== properties\n" +
-		"properties: skipping ./internal/...: no directory internal/ yet\n" +
-		"properties: skipping ./spec/...: no directory spec/ yet\n" +
-		"properties: skipping ./runq/...: no directory runq/ yet\n" +
-		"properties: skipping ./steal/...: no directory steal/ yet\n" +
-		"properties: skipping ./netpoll/...: no directory netpoll/ yet\n" +
-		"properties: skipping ./kernel/...: no directory kernel/ yet\n" +
-		"properties: skipping ./proptest/...: no directory proptest/ yet\n"
-	if !strings.HasPrefix(out.String(), want) {
-		t.Errorf("output:\n%s\nwant it to start with:\n%s", out.String(), want)
-	}
-}
-
-func TestFuzzDirWithoutGoFilesIsSkipped(t *testing.T) {
-	var out bytes.Buffer
-	c := emptyChecker(t, "seeds", &out)
-	if err := os.MkdirAll(filepath.Join(c.root, "fuzz", "testdata"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	rs := c.run(context.Background())
-	c.prog.close()
-	if len(rs) != 1 || rs[0].verdict != skip || rs[0].summary != "no Go files in ./fuzz yet" {
-		t.Errorf("results = %+v", rs)
-	}
-}
-
-func TestPlainProgressWritesWholeLinesOnly(t *testing.T) {
-	var out bytes.Buffer
-	p := newProgress(&out, false)
-	p.begin("fuzz FuzzPut")
-	p.status("12 execs") // only a terminal shows live counts
-	p.line("a note")
-	p.end(result{phase: "fuzz FuzzPut", verdict: pass, summary: "12 execs", dur: 1500 * time.Millisecond})
-	p.close()
-	p.line("after close")
-	want := "=== fuzz FuzzPut\na note\n--- PASS fuzz FuzzPut: 12 execs (1.5s)\n"
-	if out.String() != want {
-		t.Errorf("got %q, want %q", out.String(), want)
-	}
-}
-
-func TestLineWriterHandsOverWholeLines(t *testing.T) {
-	var got []string
-	w := &lineWriter{fn: func(s string) { got = append(got, s) }}
-	for _, chunk := range []string{"fir", "st\nsec", "ond\r\n\nthi", "rd"} {
-		w.Write([]byte(chunk))
-	}
-	if want := []string{"first", "second", ""}; !reflect.DeepEqual(got, want) {
-		t.Errorf("before flush: %q, want %q", got, want)
-	}
-	w.flush()
-	if want := []string{"first", "second", "", "third"}; !reflect.DeepEqual(got, want) {
-		t.Errorf("after flush: %q, want %q", got, want)
-	}
-}
-
-func TestParseModulePath(t *testing.T) {
-	for gomod, want := range map[string]string{
-		"module github.com/vsched/vsched\n\ngo 1.25.0\n":      "github.com/vsched/vsched",
-		"// a comment\nmodule \"github.com/vsched/vsched\"\n": "github.com/vsched/vsched",
-		"module github.com/vsched/vsched // the scheduler\n":  "github.com/vsched/vsched",
-		"modulex foo\n": "",
-		"go 1.25\n":     "",
-	} {
-		if got := parseModulePath([]byte(gomod)); got != want {
-			t.Errorf("parseModulePath(%q) = %q, want %q", gomod, got, want)
-		}
-	}
-}
-
-func TestModuleRootHonoursOverride(t *testing.T) {
-	dir := t.TempDir()
-	t.Setenv(rootEnv, dir)
-	if _, err := moduleRoot(context.Background(), "go-must-not-run"); err == nil {
-		t.Errorf("accepted %s=%s without a go.mod", rootEnv, dir)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/standin\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	got, err := moduleRoot(context.Background(), "go-must-not-run")
-	if err != nil || got != dir {
-		t.Errorf("moduleRoot = %q, %v; want %q", got, err, dir)
-	}
-}
-
-func TestValidFuzztime(t *testing.T) {
-	for s, ok := range map[string]bool{
-		"10s": true, "5m": true, "1000x": true,
-		"0s": false, "-1s": false, "0x": false, "x": false, "ten": false, "": false,
-	} {
-		if err := validFuzztime(s); (err == nil) != ok {
-			t.Errorf("validFuzztime(%q) = %v, want ok=%v", s, err, ok)
-		}
-	}
-}
-
-func TestGroupDigits(t *testing.T) {
-	for n, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", 1234567: "1,234,567"} {
-		if got := groupDigits(n); got != want {
-			t.Errorf("groupDigits(%d) = %q, want %q", n, got, want)
-		}
-	}
-}
-
-func TestRunRejectsUnknownCommandWithUsage(t *testing.T) {
-	var stdout, stderr bytes.Buffer
-	if code := run(context.Background(), []string{"mutate"}, &stdout, &stderr); code != exitUsage {
-		t.Errorf("exit %d, want %d", code, exitUsage)
-	}
-	if !strings.Contains(stderr.String(), `unknown command "mutate"`) || !strings.Contains(stderr.String(), "check") {
-		t.Errorf("stderr does not name the command and list commands:\n%s", stderr.String())
-	}
-	if code := run(context.Background(), nil, &stdout, &stderr); code != exitUsage {
-		t.Errorf("no command: exit %d, want %d", code, exitUsage)
-	}
-}
-
-func TestRunHelpListsCommands(t *testing.T) {
-	var stdout, stderr bytes.Buffer
-	if code := run(context.Background(), []string{"help"}, &stdout, &stderr); code != exitPass {
-		t.Errorf("exit %d, want 0", code)
-	}
-	for _, cmd := range []string{"check", "mutants"} {
-		if !strings.Contains(stdout.String(), cmd) {
-			t.Errorf("usage does not list %s:\n%s", cmd, stdout.String())
-		}
-	}
-	for cmd, flags := range map[string][]string{
-		"check":   {"-duration", "-report", "-seed", "-fuzztime", "-run", "-v"},
-		"mutants": {"-run", "-fast", "-all", "-markdown", "-v"},
-	} {
-		stdout.Reset()
-		run(context.Background(), []string{"help", cmd}, &stdout, &stderr)
-		for _, flag := range flags {
-			if !strings.Contains(stdout.String(), flag) {
-				t.Errorf("help %s does not document %s:\n%s", cmd, flag, stdout.String())
-			}
-		}
-	}
-}
-
-func TestFuzzersShareAQuarterOfTheBudget(t *testing.T) {
-	c := &checker{duration: 2 * time.Minute}
-	if got := c.fuzztimeFor(2); got != "15s" {
-		t.Errorf("first of two targets: %s, want 15s", got)
-	}
-	if got := c.fuzztimeFor(1); got != "15s" {
-		t.Errorf("last of two targets: %s, want the 15s left of the quarter", got)
-	}
-	c = &checker{duration: 2 * time.Second}
-	if got := c.fuzztimeFor(3); got != "1s" {
-		t.Errorf("a tiny budget: %s, want the 1s floor", got)
-	}
-	c.fuzztime = "500x"
-	if got := c.fuzztimeFor(3); got != "500x" {
-		t.Errorf("with -fuzztime: %s, want 500x", got)
 	}
 }
 
 func TestTallyAddsUpTheWorkTheVerifiersLoggedAndCountsSearchesByCoverage(t *testing.T) {
-	var b strings.Builder
-	start, _ := json.Marshal(testEvent{Action: "start", Package: "p"})
-	b.Write(append(start, '\n'))
+	evs := []event{{Action: "start", Package: "p"}}
 	for _, line := range []struct{ test, out string }{
 		{"TestKernelModels/A", "    kernel_test.go:264: explore: complete: 9983 executions (1004 pruned), preemption bound 2\n"},
 		{"TestKernelModels/B", "    kernel_test.go:264: explore: CAPPED by the time cap: 17 executions (0 pruned), preemption bound 2, 2 timeouts\n"},
 		{"TestKernelModels/C", "    kernel_test.go:264: explore: complete: 1000 executions (3 pruned), preemption bound 1\n"},
 		{"TestX", "    stress_test.go:57: queue mode, runq.Size 256, seed 3: 12 rounds, 2400 operations checked, 0 rounds timed out\n"},
 	} {
-		ev, _ := json.Marshal(testEvent{Action: "output", Package: "p", Test: line.test, Output: line.out})
-		b.Write(append(ev, '\n'))
+		evs = append(evs, event{Action: "output", Package: "p", Test: line.test, Output: line.out})
 	}
 	for _, test := range []string{"TestKernelModels", "TestX", ""} {
-		ev, _ := json.Marshal(testEvent{Action: "pass", Package: "p", Test: test})
-		b.Write(append(ev, '\n'))
+		evs = append(evs, event{Action: "pass", Package: "p", Test: test})
 	}
-	tl := tallyOf(t, b.String())
-	if tl.counts.executions != 11000 || tl.counts.operations != 2400 {
-		t.Fatalf("executions %d, operations %d; want 11000 and 2400", tl.counts.executions, tl.counts.operations)
+	tl := tallyOf(t, events(evs...))
+	if tl.executions != 11000 || tl.operations != 2400 || tl.complete != 2 || !slices.Equal(tl.capped, []string{"TestKernelModels/B (the time cap, 17 executions)"}) {
+		t.Fatalf("executions %d, operations %d, complete %d, capped %q", tl.executions, tl.operations, tl.complete, tl.capped)
 	}
-	if tl.counts.complete != 2 || !slices.Equal(tl.counts.cappedIn, []string{"TestKernelModels/B (the time cap, 17 executions)"}) {
-		t.Fatalf("complete %d, capped %q; want 2 and B's", tl.counts.complete, tl.counts.cappedIn)
-	}
-	if got := tl.counts.live(); !strings.Contains(got, "11,000 executions explored; 2,400 operations checked; searches 2 complete, 1 CAPPED") {
+	if got := tl.live(); !strings.Contains(got, "11,000 executions explored; 2,400 operations checked; searches 2 complete, 1 CAPPED") {
 		t.Errorf("live status %q", got)
 	}
-	// A phase whose searches were capped and nothing failed is CAPPED, not
-	// PASS, in the table, the phase's line and the verdict line.
-	r := judgeTests(tl, nil, nil, "no tests")
-	if r.verdict != capped {
-		t.Fatalf("verdict %v, want CAPPED", r.verdict)
-	}
+	// A phase whose searches were capped and in which nothing failed is
+	// CAPPED, not PASS, in the phase's line, the table and the verdict line.
+	r := tl.judge(nil)
 	r.phase = "explore kernel"
 	if line := endLine(r); !strings.HasPrefix(line, "--- CAPPED explore kernel") || !strings.Contains(line, "searches 2 complete, 1 CAPPED") {
 		t.Errorf("phase line %q", line)
@@ -638,19 +257,270 @@ func TestTallyAddsUpTheWorkTheVerifiersLoggedAndCountsSearchesByCoverage(t *test
 	}
 }
 
+func TestSummaryTable(t *testing.T) {
+	results := []result{
+		{phase: "properties", verdict: pass, summary: "41 passed, 0 failed, 2 skipped", dur: 3140 * time.Millisecond},
+		{phase: "fuzz seeds", verdict: skip, summary: "no tests"},
+		{phase: "fuzz FuzzPut", verdict: fail, summary: "0 passed, 1 failed, 0 skipped; 1,234,567 fuzz execs", dur: 62 * time.Second},
+	}
+	var b bytes.Buffer
+	writeSummary(&b, results, 65*time.Second+400*time.Millisecond, overall(results))
+	want := "" +
+		"PHASE         VERDICT  TESTS (TOP-LEVEL) / EXECS                            SEARCHES  DURATION\n" +
+		"properties    PASS     41 passed, 0 failed, 2 skipped                       -         3.1s\n" +
+		"fuzz seeds    SKIP     no tests                                             -         0s\n" +
+		"fuzz FuzzPut  FAIL     0 passed, 1 failed, 0 skipped; 1,234,567 fuzz execs  -         1m2s\n" +
+		"check: FAIL (3 phases, 1 failed, 1 skipped, total 1m5s)\n"
+	if b.String() != want {
+		t.Errorf("summary:\n%s\nwant:\n%s", b.String(), want)
+	}
+	stopped := []result{{verdict: fail}, {verdict: interrupted}}
+	b.Reset()
+	writeSummary(&b, stopped, 3*time.Second, overall(stopped))
+	if !strings.HasSuffix(b.String(), "check: INTERRUPTED (2 phases, 1 failed, total 3s)\n") {
+		t.Errorf("interrupted summary:\n%s", b.String())
+	}
+}
+
+func TestWriteFailuresPrintsOnlyFailedPhases(t *testing.T) {
+	results := []result{
+		{phase: "properties", verdict: fail, failures: []failure{{"TestX in p", "--- FAIL: TestX (0.00s)\n\n    x_test.go:1: boom\n"}}},
+		// An interrupted phase's failures are the kill's, not findings.
+		{phase: "fuzz seeds", verdict: interrupted, failures: []failure{{"go test", "signal: interrupt"}}},
+	}
+	var b bytes.Buffer
+	writeFailures(&b, results)
+	if want := "\n=== FAIL properties: TestX in p\n    --- FAIL: TestX (0.00s)\n\n        x_test.go:1: boom\n\n"; b.String() != want {
+		t.Errorf("got %q, want %q", b.String(), want)
+	}
+}
+
+func TestPlainProgressWritesWholeLinesOnly(t *testing.T) {
+	var out bytes.Buffer
+	p := newProgress(&out)
+	p.begin("fuzz FuzzPut")
+	p.status("12 execs") // only a terminal shows live counts
+	p.line("a note")
+	p.end(result{phase: "fuzz FuzzPut", verdict: pass, summary: "12 execs", dur: 1500 * time.Millisecond})
+	p.close()
+	p.line("after close")
+	if want := "=== fuzz FuzzPut\na note\n--- PASS fuzz FuzzPut: 12 execs (1.5s)\n"; out.String() != want {
+		t.Errorf("got %q, want %q", out.String(), want)
+	}
+}
+
+func TestLineWriterHandsOverWholeLines(t *testing.T) {
+	var got []string
+	w := &lineWriter{fn: func(s string) { got = append(got, s) }}
+	for _, chunk := range []string{"fir", "st\nsec", "ond\r\n\nthi", "rd"} {
+		w.Write([]byte(chunk))
+	}
+	if want := []string{"first", "second", ""}; !slices.Equal(got, want) {
+		t.Errorf("before flush: %q, want %q", got, want)
+	}
+	w.flush()
+	if want := []string{"first", "second", "", "third"}; !slices.Equal(got, want) {
+		t.Errorf("after flush: %q, want %q", got, want)
+	}
+}
+
+func TestFuzzersShareAQuarterOfTheBudget(t *testing.T) {
+	c := &checker{duration: 2 * time.Minute}
+	if p := c.fuzz("FuzzA", 2); p.budget != 15*time.Second || !slices.Contains(p.args, "15s") {
+		t.Errorf("first of two targets: %v %q, want 15s", p.budget, p.args)
+	}
+	if p := c.fuzz("FuzzB", 1); p.budget != 15*time.Second {
+		t.Errorf("last of two targets: %v, want the 15s left of the quarter", p.budget)
+	}
+	c = &checker{duration: 2 * time.Second}
+	if p := c.fuzz("FuzzA", 3); p.budget != time.Second {
+		t.Errorf("a tiny budget: %v, want the 1s floor", p.budget)
+	}
+	c.fuzztime = "500x"
+	if p := c.fuzz("FuzzA", 3); !slices.Contains(p.args, "500x") || p.budget != 0 {
+		t.Errorf("with -fuzztime: %q, budget %v", p.args, p.budget)
+	}
+}
+
+func TestValidTimeOrCount(t *testing.T) {
+	for s, ok := range map[string]bool{
+		"10s": true, "5m": true, "1000x": true, "1x": true,
+		"0s": false, "-1s": false, "0x": false, "x": false, "ten": false, "": false,
+	} {
+		if err := validTimeOrCount("-fuzztime", s); (err == nil) != ok {
+			t.Errorf("validTimeOrCount(%q) = %v, want ok=%v", s, err, ok)
+		}
+	}
+}
+
+func TestGroupDigits(t *testing.T) {
+	for n, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", 1234567: "1,234,567", -1234: "-1,234"} {
+		if got := groupDigits(n); got != want {
+			t.Errorf("groupDigits(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+func TestModuleRootHonoursTheOverride(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv(rootEnv, dir)
+	if _, err := moduleRoot(context.Background()); err == nil {
+		t.Errorf("accepted %s=%s without a go.mod", rootEnv, dir)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/standin\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := moduleRoot(context.Background()); err != nil || got != dir {
+		t.Errorf("moduleRoot = %q, %v; want %q", got, err, dir)
+	}
+}
+
+func TestModuleRootRefusesAnotherModule(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/other\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	t.Setenv(rootEnv, "")
+	if _, err := moduleRoot(context.Background()); err == nil || !strings.Contains(err.Error(), "git clone") {
+		t.Errorf("moduleRoot in example.com/other: %v, want an error that says to clone", err)
+	}
+}
+
+func TestRunRejectsAnUnknownCommandAndHelpListsTheFlags(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"mutate"}, &stdout, &stderr); code != exitUsage || !strings.Contains(stderr.String(), `unknown command "mutate"`) {
+		t.Errorf("mutate: exit %d, stderr:\n%s", code, stderr.String())
+	}
+	if code := run(context.Background(), nil, &stdout, &stderr); code != exitUsage {
+		t.Errorf("no command: exit %d, want %d", code, exitUsage)
+	}
+	for cmd, flags := range map[string][]string{
+		"":        {"check", "mutants", "bench"},
+		"check":   {"usage: vsched check", "-duration", "-report", "-seed", "-fuzztime", "-run", "-v"},
+		"mutants": {"usage: vsched mutants", "-run", "-fast", "-all", "-markdown", "-v"},
+		"bench":   {"usage: vsched bench", "-bench", "-count", "-benchtime", "-pkg", "-o", "-v", "-col /impl"},
+	} {
+		stdout.Reset()
+		args := []string{"help"}
+		if cmd != "" {
+			args = append(args, cmd)
+		}
+		if code := run(context.Background(), args, &stdout, &stderr); code != exitPass {
+			t.Errorf("help %s: exit %d", cmd, code)
+		}
+		for _, flag := range flags {
+			if !strings.Contains(stdout.String(), flag) {
+				t.Errorf("help %s does not mention %s:\n%s", cmd, flag, stdout.String())
+			}
+		}
+	}
+}
+
 func TestCheckRejectsBadFlagsBeforeRunningAnything(t *testing.T) {
 	t.Setenv(rootEnv, "/nonexistent-so-a-lookup-would-fail")
-	for _, args := range [][]string{
-		{"-fuzztime", "soon"},
-		{"-duration", "0s"},
-		{"-duration", "-1m"},
-		{"-seed", "many"},
-		{"-run", "("},
-		{"extra"},
-	} {
+	for _, args := range [][]string{{"-fuzztime", "soon"}, {"-duration", "0s"}, {"-duration", "-1m"}, {"-seed", "many"}, {"-run", "("}, {"extra"}} {
 		var stdout, stderr bytes.Buffer
 		if code := runCheck(context.Background(), args, &stdout, &stderr); code != exitUsage {
 			t.Errorf("check %q: exit %d, want %d; stderr:\n%s", args, code, exitUsage, stderr.String())
 		}
+	}
+}
+
+// standInCheckModule writes a module with vsched's packages, each with a
+// test or two: a failing one in runq (unless pass), a fuzz target, a kernel
+// model test that logs a complete search, or a capped one at bound 2, and a
+// linearizability stress test that logs its operations and the budget and
+// seed the campaign gave it.
+func standInCheckModule(t *testing.T, pass bool) string {
+	t.Helper()
+	root := t.TempDir()
+	test := func(pkg, body string) string {
+		return "package " + pkg + "\n\nimport (\n\t\"os\"\n\t\"testing\"\n)\n\nvar _ = os.Getenv\n\n" + body
+	}
+	runq := "func TestRunq(t *testing.T) { t.Log(\"runq ok\") }\n"
+	if !pass {
+		runq = "func TestRunq(t *testing.T) {\n\tt.Run(\"inner\", func(t *testing.T) { t.Fatal(\"runq broke\") })\n}\n"
+	}
+	files := map[string]string{
+		"go.mod":               "module " + modulePath + "\n\ngo 1.25\n",
+		"internal/x/x_test.go": test("x", "func TestX(t *testing.T) {}\n"),
+		"spec/s_test.go":       test("spec", "func TestSpec(t *testing.T) {}\n"),
+		"runq/r_test.go":       test("runq", runq),
+		"steal/s_test.go":      test("steal", "func TestSteal(t *testing.T) {}\n"),
+		"netpoll/n_test.go":    test("netpoll", "func TestNetpoll(t *testing.T) {}\n"),
+		"kernel/k_test.go":     test("kernel", "func TestKernel(t *testing.T) {}\n"),
+		"proptest/p_test.go":   test("proptest", "func TestProp(t *testing.T) {}\n\nfunc TestKnownBadIsLeftToMutants(t *testing.T) { t.Fatal(\"ran\") }\n"),
+		"fuzz/f_test.go":       test("fuzz", "func FuzzRev(f *testing.F) {\n\tf.Add(1)\n\tf.Fuzz(func(t *testing.T, n int) {})\n}\n"),
+		// The explore phase runs the model at its default bound, the
+		// explore kernel phase at bound 2, where the time cap stops it.
+		"explore/e_test.go": "package explore\n\nimport (\n\t\"flag\"\n\t\"testing\"\n)\n\n" +
+			"var bound = flag.Int(\"vsched.kernel-bound\", 0, \"\")\nvar _ = flag.Int(\"vsched.kernel-executions\", 0, \"\")\nvar _ = flag.Duration(\"vsched.kernel-time\", 0, \"\")\n\n" +
+			"func TestKernelModels(t *testing.T) {\n\tif *bound == 2 {\n\t\tt.Log(\"explore: CAPPED by the time cap: 17 executions (0 pruned), preemption bound 2\")\n\t} else {\n" +
+			"\t\tt.Log(\"explore: complete: 5 executions (0 pruned), preemption bound 1\")\n\t}\n}\n",
+		"linearizability/l_test.go": test("linearizability", "func TestQueueHistories(t *testing.T) {\n"+
+			"\tt.Log(\"1200 operations checked for \" + os.Getenv(\"VSCHED_LIN_DURATION\") + \" seed \" + os.Getenv(\"VSCHED_LIN_SEED\"))\n}\n"),
+	}
+	for name, text := range files {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+func TestCheckRunsEveryPhaseAndReportsIt(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go test on a stand-in module")
+	}
+	t.Setenv(rootEnv, standInCheckModule(t, false))
+	report := filepath.Join(t.TempDir(), "r.html")
+	var stdout, stderr bytes.Buffer
+	code := runCheck(context.Background(), []string{"-duration", "1s", "-fuzztime", "20x", "-seed", "7", "-report", report, "-v"}, &stdout, &stderr)
+	out := stdout.String()
+	if code != exitFail {
+		t.Fatalf("exit %d, want %d (runq fails):\n%s\n%s", code, exitFail, out, stderr.String())
+	}
+	for _, re := range []string{
+		`(?m)^properties +FAIL +6 passed, 1 failed, 0 skipped `,
+		`(?m)^fuzz seeds +PASS +1 passed`,
+		`(?m)^explore +PASS +2 passed, 0 failed, 0 skipped; 5 executions explored +1 complete `,
+		`(?m)^explore kernel +CAPPED +1 passed, 0 failed, 0 skipped; 17 executions explored +0 complete, 1 CAPPED `,
+		`(?m)^fuzz FuzzRev +PASS +1 passed`,
+		`(?m)^linearizability +PASS +1 passed, 0 failed, 0 skipped; 1,200 operations checked `,
+		`=== FAIL properties: TestRunq in github.com/vsched/vsched/runq\n.*runq broke`,
+		// -v shows the commands and streams the output; a 1s budget gives
+		// the kernel models the 1s floor and the stress test the 5s one.
+		`-vsched\.kernel-bound=2 -vsched\.kernel-executions=200000 -vsched\.kernel-time=1s`,
+		`1200 operations checked for 5s seed 7`,
+		`check: FAIL \(6 phases, 1 failed, 1 capped, explorer searches: 1 complete, 1 CAPPED, total `,
+	} {
+		if !regexp.MustCompile(re).MatchString(out) {
+			t.Errorf("output lacks %q:\n%s", re, out)
+		}
+	}
+	html, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"vsched check: <span class=\"FAIL\">FAIL</span>", "6 phases, 1 failed", "-seed 7", "runq broke", "VSCHED_LIN_DURATION=5s VSCHED_LIN_SEED=7"} {
+		if !strings.Contains(string(html), want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+
+	// -run picks phases by name; a -run that matches none is a usage error.
+	t.Setenv(rootEnv, standInCheckModule(t, true))
+	stdout.Reset()
+	if code := runCheck(context.Background(), []string{"-run", "^(fuzz seeds|properties)$", "-report", ""}, &stdout, &stderr); code != exitPass ||
+		!strings.Contains(stdout.String(), "check: PASS (2 phases, total") {
+		t.Errorf("-run: exit %d:\n%s", code, stdout.String())
+	}
+	if code := runCheck(context.Background(), []string{"-run", "nothing", "-report", ""}, &stdout, &stderr); code != exitUsage {
+		t.Errorf("-run nothing: exit %d, want %d", code, exitUsage)
 	}
 }

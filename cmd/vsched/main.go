@@ -1,229 +1,62 @@
-// Command vsched runs the verification campaign of the vsched scheduler: the
-// layers of the verification pyramid, one after another, with live progress,
-// one verdict at the end and an HTML report; and the mutation campaign that
-// measures those verifiers.
+// Command vsched runs the verification campaign of the vsched scheduler
+// (check), the mutation campaign that measures its verifiers (mutants), and
+// the benchmarks (bench):
 //
-// Usage:
+//	vsched check [-duration 3m] [-report vsched-report.html] [-seed N] [-fuzztime d] [-run regexp] [-v]
+//	vsched mutants [-run regexp] [-fast] [-all] [-markdown] [-v]
+//	vsched bench [-bench regexp] [-count n] [-benchtime d] [-pkg pattern] [-o file] [-v]
 //
-//	vsched <command> [flags]
-//	vsched help [command]
-//
-// Commands:
-//
-//	check    run the property tests, the fuzz seed corpora, the explorer,
-//	         a fuzzing session per fuzz target and the linearizability
-//	         stress within a time budget; print a summary, write a report
-//	mutants  apply each seeded bug to a copy of the module and print which
-//	         verifier killed it, and how fast
-//	bench    run the bench module's benchmarks; print benchstat's table with
-//	         one column per implementation
-//
-// # check
-//
-// The check command runs these phases in order, each a "go test" in the
-// module root:
-//
-//	properties       go test -count=1 -json -skip '^TestKnownBad' ./internal/... ./spec/... ./runq/... ./steal/... ./netpoll/... ./kernel/... ./proptest/...
-//	fuzz seeds       go test -count=1 -json -run '^Fuzz' ./fuzz
-//	explore          go test -count=1 -json -tags vsched_explore -skip '^TestKnownBad' ./explore ./netpoll
-//	explore kernel   go test -count=1 -json -timeout <budget+5m> -tags vsched_explore -run '^TestKernelModels$' ./explore -args -vsched.kernel-bound=2 ...
-//	fuzz <Target>    go test -run '^$' -fuzz '^<Target>$' -fuzztime <share> ./fuzz
-//	linearizability  go test -count=1 -json -timeout <budget+5m> -skip '^TestKnownBad' ./linearizability (VSCHED_LIN_DURATION=<share>, VSCHED_LIN_SEED=<seed>)
-//
-// The budget (-duration, default 3m) is spent so: the first three phases
-// take what they take (about half a minute on two cores); the kernel models
-// at preemption bound 2 get a quarter of it; the fuzz targets share another
-// quarter; the linearizability stress, on every core, gets whatever is left,
-// at least 5s per stress test. The seed (-seed, random when not given, and
-// printed) is passed to every rapid check as RAPID_SEED and to the stress
-// as VSCHED_LIN_SEED, so that a failure can be run again with the same
-// draws; the explorer is deterministic and go's fuzzer takes no seed.
-//
-// The targets of the fuzz phases are those "go test -list '^Fuzz' ./fuzz"
-// prints; if listing fails, a "fuzz targets" row reports the failure. A
-// package pattern whose directory does not exist yet is left out, and the
-// output says so; a phase with nothing to run (no package, no test) is
-// reported as SKIP, and skips do not fail the campaign. Test counts are of
-// top-level tests: a failed subtest counts once, as its parent's failure.
-// The executions the explorer logged and the operations the linearizability
-// checker logged are added up per phase. The output of every failure
-// (failed tests with their subtests, compile errors, panics outside tests,
-// the fuzzer's report) is printed after the last phase, above the summary
-// table. When fuzzing finds a failing input, go test writes it under
-// fuzz/testdata/fuzz/<Target>/ and check prints that path, so the input can
-// be committed; from then on the fuzz seeds phase replays it.
-//
-// The report (-report, default vsched-report.html) is one self-contained
-// HTML file: the verdict; the machine (GOOS/GOARCH, CPU model, cores, Go
-// version) and the seed with the command that repeats the campaign; a table
-// of the phases; per phase a description of the verifier, the exact command
-// it ran, its counts, time and budget; and per failure its output, the
-// explorer's replay command, and porcupine's visualization of a failing
-// history embedded in a frame.
-//
-// Flags of check:
-//
-//	-duration d   the campaign's time budget (default 3m)
-//	-report file  where to write the HTML report ("" for none)
-//	-seed N       the seed of the rapid checks and the stress (0: random)
-//	-fuzztime d   fuzz each target for d, a duration (10s) or an iteration
-//	              count (1000x), instead of its share of the budget
-//	-run regexp   run only the phases whose name matches regexp, for example
-//	              -run properties or -run 'fuzz FuzzQueue'; a regexp that
-//	              matches no phase is a usage error. The fuzz targets are
-//	              listed whatever -run says, since their phase names are only
-//	              known after that.
-//	-v            print each go command and stream go test's output while
-//	              it runs
-//
-// When standard output is a terminal, check redraws one status line (phase,
-// its time, the total time, the budget left, failures so far, and the
-// phase's counts); when it is not (CI logs, pipes), it prints one line when a
-// phase starts and one when it ends. It exits 0 when no phase failed, 1 when
-// one did, 2 on a usage error, and 130 after an interrupt (Ctrl-C; 143 after
-// SIGTERM), once it has stopped the running go test and printed the summary
-// of the phases so far. A second interrupt kills vsched at once.
-//
-// # mutants
-//
-// The seeded bugs are patches under internal/mutant/testdata/mutants, one
-// per mutant, each with a header that says what the bug does ("git apply"
-// takes them too). The mutants command copies the module to a temporary
-// directory and, for each mutant, writes the patched files, checks that the
-// mutated package builds, and runs the verifiers until one fails: first the
-// one its patch names in an "Expect:" line, then the others cheapest first:
-// proptest, fuzz seeds, explore (the explorer's litmus and engine tests
-// and the runq scenarios), the netpoll wait-slot models, explore models (the kernel
-// models at their default bound), the mutated package's own tests, and then
-// the slow ones: the runq stress tests, the kernel models at bound 2 and the
-// linearizability stress. A verifier whose tests do not import the mutated
-// package is not run. The table says, per mutant, which verifier killed it,
-// how long that verifier ran, and which test failed. A mutant that survives
-// fails the campaign unless its patch has an "Equivalent:" line saying why
-// no test can tell it from the original; so does one that its expected
-// verifier did not kill, or that names a verifier which does not test the
-// mutated package, so that the "Expect:" lines stay true.
-//
-// Flags of mutants:
-//
-//	-run regexp  only the mutants whose name matches
-//	-fast        leave out the slow verifiers and the mutants whose patch
-//	             names one of them in an "Expect:" line (what .ci/run runs)
-//	-all         run every verifier on every mutant, not only until the
-//	             first kill
-//	-markdown    print the table as Markdown, as docs/VERIFICATION.md has it
-//	-v           print each go command and the output of each kill
-//
-// # bench
-//
-// The bench command runs the benchmarks of the bench module (bench/, a
-// module of its own next to the scheduler's) and prints benchstat's table
-// with one column per implementation:
-//
-//	cd bench && go test -run '^$' -bench <regexp> -count <n> [-benchtime d] <pkg>
-//	cd bench && go tool benchstat -col /impl <raw output>
-//
-// Benchmarks are named Benchmark<Workload>/impl=<name>; when the benchmarks
-// that ran have no impl= key (a -bench that picks only single-implementation
-// benchmarks), the table is plain benchstat's, without -col. benchstat is a
-// tool dependency of the bench module (the tool line of bench/go.mod), so
-// the scheduler's own module does not depend on golang.org/x/perf; bench
-// builds it with "go tool -n benchstat" before the first benchmark, so that
-// a missing tool is reported at once. While the benchmarks run, a terminal
-// shows the running benchmark and the number of result lines so far; other
-// output gets one line per benchmark.
-//
-// Flags of bench:
-//
-//	-bench regexp  run the benchmarks matching regexp, as go test -bench
-//	               takes it (default ".": all)
-//	-count n       run each benchmark n times (default 6, the fewest for
-//	               which benchstat gives a confidence interval)
-//	-benchtime d   run each benchmark for d: a duration (2s) or an
-//	               iteration count (100x) (default go test's, 1s)
-//	-pkg pattern   the packages to benchmark, relative to bench/; several
-//	               patterns are separated by spaces (default ./...)
-//	-o file        also write go test's raw output to file, to run
-//	               benchstat on again with other options
-//	-v             print each go command and stream go test's raw output
-//
-// bench exits 0 once it has printed the table, 1 when go test or benchstat
-// fails (with go test's failure output, and the table of the results that
-// completed), 2 on a usage error (including a -bench that matches no
-// benchmark and an -o file that cannot be created), and 130 after an
-// interrupt (143 after SIGTERM), once it has stopped go test and printed
-// the table of the results so far. It finds the module root the way check
-// does (go list -m, or VSCHED_ROOT), and needs a clone: the module's
-// released source, which check and mutants can fetch, leaves out bench/,
-// a module of its own.
-//
-// # Finding the source
-//
-// vsched runs in a clone of github.com/vsched/vsched; it finds the module
-// root with "go list -m". Installed with go install ...@version and run
-// elsewhere, it fetches its own version's source with "go mod download" and
-// verifies a temporary copy of it; built from a clone and run elsewhere, it
-// says to run it inside the clone. The environment variable VSCHED_ROOT,
-// when set, names the module root instead and skips the module path check;
-// it exists so that the runner can be tried on a small stand-in module.
+// "vsched help <command>" says what a command does and lists its flags;
+// docs/VERIFICATION.md describes the campaigns in full. vsched runs inside
+// a clone of github.com/vsched/vsched, or in the module root VSCHED_ROOT
+// names. It exits 0 when everything passed, 1 when something failed, 2 on
+// a usage error, and 130 (143 for SIGTERM) after an interrupt, once the
+// running go test has stopped and what ran so far is summarized; a second
+// interrupt kills vsched at once.
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 )
 
-// command is one subcommand of vsched. run receives the arguments after the
-// command name and returns the process exit status.
-type command struct {
-	name    string
-	summary string
-	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) int
-	// help prints the command's own usage and flags.
-	help func(w io.Writer)
-}
+// modulePath is the module vsched verifies; it refuses to run in another,
+// so that it cannot report a PASS for some other module's tests.
+const modulePath = "github.com/vsched/vsched"
 
-// commands lists the subcommands in the order usage shows them. More
-// campaigns (mutants, bench) are added here as they are written.
-func commands() []command {
-	return []command{
-		{
-			name:    "check",
-			summary: "run property tests, fuzz seed corpora and bounded fuzzing; print a summary",
-			run:     runCheck,
-			help:    func(w io.Writer) { newCheckFlags(w).fs.Usage() },
-		},
-		{
-			name:    "mutants",
-			summary: "apply each seeded bug to a copy of the module; print which verifier killed it",
-			run:     runMutants,
-			help:    func(w io.Writer) { newMutantsFlags(w).fs.Usage() },
-		},
-		{
-			name:    "bench",
-			summary: "run the bench module's benchmarks; print benchstat's side-by-side table",
-			run:     runBench,
-			help:    func(w io.Writer) { newBenchFlags(w).fs.Usage() },
-		},
-	}
-}
+// rootEnv names the module root instead of the module around the current
+// directory, and skips the module path check.
+const rootEnv = "VSCHED_ROOT"
 
-// Exit statuses shared by all commands.
 const (
 	exitPass        = 0
 	exitFail        = 1
 	exitUsage       = 2
 	exitInterrupted = 130 // 128 + SIGINT, what a shell reports for Ctrl-C
 )
+
+type command struct {
+	name, summary string
+	run           func(ctx context.Context, args []string, stdout, stderr io.Writer) int
+}
+
+var commands = []command{
+	{"check", "run the verification campaign; print a summary and write an HTML report", runCheck},
+	{"mutants", "run the verifiers against each seeded bug; print which one killed it", runMutants},
+	{"bench", "run the bench module's benchmarks; print benchstat's side-by-side table", runBench},
+}
 
 func main() {
 	ctx, stop := interruptContext()
@@ -232,97 +65,54 @@ func main() {
 	os.Exit(code)
 }
 
-// run dispatches to the subcommand named by args[0].
+// run dispatches to the command named by args[0].
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		usage(stderr)
 		return exitUsage
 	}
 	name, rest := args[0], args[1:]
-	switch name {
-	case "help", "-h", "-help", "--help":
+	if name == "help" || name == "-h" || name == "-help" || name == "--help" {
 		if len(rest) == 0 {
 			usage(stdout)
 			return exitPass
 		}
-		if c, ok := lookup(rest[0]); ok {
-			c.help(stdout)
-			return exitPass
-		}
-		fmt.Fprintf(stderr, "vsched help: unknown command %q\n", rest[0])
-		usage(stderr)
-		return exitUsage
+		// A command's -h prints its usage and flags.
+		name, rest, stderr = rest[0], []string{"-h"}, stdout
 	}
-	c, ok := lookup(name)
-	if !ok {
-		fmt.Fprintf(stderr, "vsched: unknown command %q\n", name)
-		usage(stderr)
-		return exitUsage
-	}
-	return c.run(ctx, rest, stdout, stderr)
-}
-
-func lookup(name string) (command, bool) {
-	for _, c := range commands() {
+	for _, c := range commands {
 		if c.name == name {
-			return c, true
+			return c.run(ctx, rest, stdout, stderr)
 		}
 	}
-	return command{}, false
+	fmt.Fprintf(stderr, "vsched: unknown command %q\n", name)
+	usage(stderr)
+	return exitUsage
 }
 
 func usage(w io.Writer) {
-	fmt.Fprintf(w, "vsched runs the verification campaign of github.com/vsched/vsched.\n\n")
-	fmt.Fprintf(w, "Usage:\n\n\tvsched <command> [flags]\n\tvsched help <command>\n\nCommands:\n\n")
-	for _, c := range commands() {
+	fmt.Fprintf(w, "vsched runs the verification campaign of %s.\n\nUsage:\n\n\tvsched <command> [flags]\n\tvsched help <command>\n\nCommands:\n\n", modulePath)
+	for _, c := range commands {
 		fmt.Fprintf(w, "\t%-8s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w)
 }
 
-// interruptSignal records which signal cancelled the campaign, so that the
-// exit status can say it.
-type interruptSignal struct{ sig os.Signal }
-
-func (e interruptSignal) Error() string { return "interrupted by " + e.sig.String() }
-
-// interruptContext returns a context cancelled, with an [interruptSignal]
-// cause, by the first SIGINT or SIGTERM. After that first signal the handler
-// is removed, so a second Ctrl-C kills vsched at once if stopping the running
-// go test takes too long.
-func interruptContext() (context.Context, func()) {
-	ctx, cancel := context.WithCancelCause(context.Background())
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	go func() {
-		select {
-		case s := <-sigs:
-			signal.Stop(sigs)
-			cancel(interruptSignal{s})
-		case <-ctx.Done():
-		}
-	}()
-	return ctx, func() {
-		signal.Stop(sigs)
-		cancel(nil)
+// newFlags returns the flag set of a command, whose -h prints doc and the
+// flags.
+func newFlags(name, doc string, out io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(out)
+	fs.Usage = func() {
+		fmt.Fprint(out, doc+"\n")
+		fs.PrintDefaults()
 	}
-}
-
-// interruptedStatus is the exit status for a campaign cancelled through ctx:
-// 128 plus the signal number where there is one, as shells report it.
-func interruptedStatus(ctx context.Context) int {
-	var is interruptSignal
-	if errors.As(context.Cause(ctx), &is) {
-		if s, ok := is.sig.(syscall.Signal); ok && s != syscall.SIGINT {
-			return 128 + int(s)
-		}
-	}
-	return exitInterrupted
+	return fs
 }
 
 // parseFlags parses the flags of a command that takes no arguments. done
 // reports that the command must exit with code: after -h (0) or a usage
-// error (2), which the flag set or this function has explained on stderr.
+// error (2), which the flag set or this function has explained.
 func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) (code int, done bool) {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -332,15 +122,20 @@ func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) (code int, do
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "vsched %s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
-		fs.Usage()
 		return exitUsage, true
 	}
 	return 0, false
 }
 
+// complain prints a message to w and returns code, a command's exit status.
+func complain(w io.Writer, code int, format string, args ...any) int {
+	fmt.Fprintf(w, format+"\n", args...)
+	return code
+}
+
 // validTimeOrCount accepts what go test's -fuzztime and -benchtime accept:
 // a positive duration or a positive count with an x suffix.
-func validTimeOrCount(flagName, s, exampleTime, exampleCount string) error {
+func validTimeOrCount(flagName, s string) error {
 	if n, ok := strings.CutSuffix(s, "x"); ok {
 		if i, err := strconv.Atoi(n); err == nil && i > 0 {
 			return nil
@@ -348,5 +143,159 @@ func validTimeOrCount(flagName, s, exampleTime, exampleCount string) error {
 	} else if d, err := time.ParseDuration(s); err == nil && d > 0 {
 		return nil
 	}
-	return fmt.Errorf("invalid %s %q: want a positive duration (%s) or count (%s)", flagName, s, exampleTime, exampleCount)
+	return fmt.Errorf("invalid %s %q: want a positive duration (10s) or count (1000x)", flagName, s)
+}
+
+// interruptContext returns a context cancelled by the first SIGINT or
+// SIGTERM. The handler is then removed, so that a second Ctrl-C kills
+// vsched at once if stopping the running go test takes too long.
+func interruptContext() (context.Context, func()) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	context.AfterFunc(ctx, stop)
+	return ctx, stop
+}
+
+// interruptedStatus is the exit status after ctx was cancelled: 128 plus
+// the signal's number, as shells report it. The cause names the signal.
+func interruptedStatus(ctx context.Context) int {
+	if cause := context.Cause(ctx); cause != nil && strings.HasPrefix(cause.Error(), syscall.SIGTERM.String()) {
+		return 128 + int(syscall.SIGTERM)
+	}
+	return exitInterrupted
+}
+
+// exitCode is the exit status of a campaign whose verdict is v.
+func exitCode(ctx context.Context, v verdict) int {
+	switch v {
+	case pass:
+		return exitPass
+	case interrupted:
+		return interruptedStatus(ctx)
+	}
+	return exitFail
+}
+
+// moduleRoot returns the root of the vsched module around the current
+// directory, or $VSCHED_ROOT when set.
+func moduleRoot(ctx context.Context) (string, error) {
+	if dir := os.Getenv(rootEnv); dir != "" {
+		abs, err := filepath.Abs(dir)
+		if err == nil {
+			_, err = os.Stat(filepath.Join(abs, "go.mod"))
+		}
+		if err != nil {
+			return "", fmt.Errorf("%s=%s is not a module root: %v", rootEnv, dir, err)
+		}
+		return abs, nil
+	}
+	var errOut bytes.Buffer
+	cmd := exec.CommandContext(ctx, "go", "list", "-m", "-f", "{{.Path}} {{.Dir}}")
+	cmd.Stderr = &errOut
+	out, err := cmd.Output()
+	// In a workspace there is one line per main module.
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if path, dir, _ := strings.Cut(line, " "); err == nil && path == modulePath {
+			return dir, nil
+		}
+	}
+	here := "outside any module"
+	if f := strings.Fields(string(out)); len(f) > 1 {
+		here = "in module " + f[0]
+	}
+	return "", fmt.Errorf("%s", strings.TrimSpace(fmt.Sprintf("run vsched in a clone of %s (git clone https://%s && cd vsched && go run ./cmd/vsched ...), not %s %s",
+		modulePath, modulePath, here, errOut.String())))
+}
+
+// goCommand is a go command run in dir with env added to the environment,
+// whose cancellation interrupts go test and the test binary it runs.
+func goCommand(ctx context.Context, dir string, env []string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	stopOnCancel(cmd)
+	return cmd
+}
+
+// runCommand runs cmd and, after a cancellation, removes whatever it left
+// running.
+func runCommand(ctx context.Context, cmd *exec.Cmd) error {
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		killLeftovers(cmd)
+	}
+	return err
+}
+
+// commandLine shows a go command with the environment it adds, quoted so
+// that it can be pasted into a shell.
+func commandLine(env, args []string) string {
+	words := append(append(append([]string(nil), env...), "go"), args...)
+	for i, a := range words {
+		if a == "" || strings.ContainsAny(a, " \t\"'$^*?[]{}()|&;<>\\") {
+			words[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+	}
+	return strings.Join(words, " ")
+}
+
+// lineWriter hands each complete line written to it to fn, without the
+// newline; flush hands over a last line that had none.
+type lineWriter struct {
+	fn  func(string)
+	buf []byte
+}
+
+func (w *lineWriter) Write(p []byte) (int, error) {
+	w.buf = append(w.buf, p...)
+	for {
+		i := bytes.IndexByte(w.buf, '\n')
+		if i < 0 {
+			return len(p), nil
+		}
+		line := strings.TrimSuffix(string(w.buf[:i]), "\r")
+		w.buf = w.buf[i+1:]
+		w.fn(line)
+	}
+}
+
+func (w *lineWriter) flush() {
+	if len(w.buf) > 0 {
+		w.fn(string(w.buf))
+		w.buf = nil
+	}
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// groupDigits writes n with thousands separators: 1234567 → "1,234,567".
+func groupDigits(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// formatDuration shows a finished duration as precisely as is useful at
+// its size: "412ms", "3.1s", "1m2s".
+func formatDuration(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return d.Round(time.Millisecond).String()
+	case d < time.Minute:
+		return d.Round(100 * time.Millisecond).String()
+	}
+	return d.Round(time.Second).String()
+}
+
+func truncate(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n])
+	}
+	return s
 }

@@ -15,7 +15,8 @@ import (
 
 // standInMutantsModule writes a module with a package p, whose test checks
 // Add, a package proptest whose test calls Add and passes whatever it
-// returns, and six patches: one the test kills, one it cannot see, one that
+// returns, the packages of the other verifiers, which do not import p, and
+// six patches: one the test kills, one it cannot see, one that
 // says why it is equivalent, one that does not compile, one the test kills
 // although its patch expects proptest to, and one whose patch expects a
 // verifier that does not test p. The module has vsched's path, which the
@@ -41,6 +42,10 @@ func standInMutantsModule(t *testing.T) string {
 	files[mutant.PatchDir+"/unused-changed.patch"] = "unused-changed: changes what nothing calls.\n\n--- a/p/p.go\n+++ b/p/p.go\n" + unusedHunk
 	files[mutant.PatchDir+"/unused-equivalent.patch"] = "unused-equivalent: changes what nothing calls.\n\nEquivalent: nothing calls Unused.\n\n--- a/p/p.go\n+++ b/p/p.go\n" + unusedHunk
 	files[mutant.PatchDir+"/does-not-compile.patch"] = patch("does-not-compile", "is not Go.", addHunk, "+\treturn a +\n }\n")
+	// The other verifiers' packages, whose tests do not import p.
+	for _, pkg := range []string{"fuzz", "explore", "netpoll", "runq", "linearizability"} {
+		files[pkg+"/x_test.go"] = "package " + pkg + "\n\nimport \"testing\"\n\nfunc TestNothing(t *testing.T) {}\n"
+	}
 	for name, text := range files {
 		p := filepath.Join(root, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -79,7 +84,7 @@ func TestMutantsTableSaysWhatKilledEachMutantAndFailsOnASurvivor(t *testing.T) {
 			t.Errorf("output lacks a row matching %q:\n%s", row, out)
 		}
 	}
-	// The mutants were applied to a copy: the module is as it was.
+	// The mutants were substituted through -overlay: the module is as it was.
 	src, err := os.ReadFile(filepath.Join(root, "p", "p.go"))
 	if err != nil || !strings.Contains(string(src), "return a + b") || !strings.Contains(string(src), "return 1") {
 		t.Errorf("the stand-in module was changed: %s %v", src, err)
@@ -148,6 +153,7 @@ func TestKillSymptomNamesTheFailedTestOrThePanic(t *testing.T) {
 		"=== RUN TestX\n--- FAIL: TestKernelModels/SpawnVsIdle (0.31s)\nFAIL\n":                               "TestKernelModels/SpawnVsIdle",
 		"--- FAIL: TestKernelModels (0.40s)\n    --- FAIL: TestKernelModels/SpawnVsDroppingP (0.31s)\nFAIL\n": "TestKernelModels/SpawnVsDroppingP",
 		"panic: test timed out after 3m0s\n\trunning tests:\n":                                                "panic: test timed out after 3m0s",
+		"fatal error: x\n--- FAIL: TestKernelModels (0.40s)\n":                                                "TestKernelModels",
 		"fatal error: findRunnable: negative nmspinning\n":                                                    "fatal error: findRunnable: negative nmspinning",
 		"exit status 2\n": "go test failed",
 	} {
@@ -158,7 +164,7 @@ func TestKillSymptomNamesTheFailedTestOrThePanic(t *testing.T) {
 }
 
 func TestTheExpectedVerifierRunsFirstAndTheRestCheapestFirst(t *testing.T) {
-	names := func(vs []campaignVerifier) []string {
+	names := func(vs []mutantVerifier) []string {
 		var out []string
 		for _, v := range vs {
 			out = append(out, v.name)

@@ -19,16 +19,16 @@ func TestReportEmbedsTheReplayAndTheVisualizationOfEachFailure(t *testing.T) {
 		{phase: "properties", verdict: pass, summary: "95 passed, 0 failed, 0 skipped", command: "go test ./proptest"},
 		{phase: "explore", verdict: fail, summary: "58 passed, 1 failed", failures: []failure{{
 			title: "github.com/vsched/vsched/explore",
-			output: []string{"--- FAIL: TestKernelModels/SpawnVsIdle", "deadlock: every thread is blocked", "replay (1 preemptions): VSCHED_REPLAY=0.1.1.0",
-				"to replay: VSCHED_REPLAY='0.1.1.0' go test -tags vsched_explore -run '^TestKernelModels$/^SpawnVsIdle$' <this package>"},
+			output: "--- FAIL: TestKernelModels/SpawnVsIdle\ndeadlock: every thread is blocked\nreplay (1 preemptions): VSCHED_REPLAY=0.1.1.0\n" +
+				"to replay: VSCHED_REPLAY='0.1.1.0' go test -tags vsched_explore -run '^TestKernelModels$/^SpawnVsIdle$' <this package>\n",
 		}}},
 		{phase: "linearizability", verdict: fail, summary: "10 passed, 1 failed", budget: time.Minute, failures: []failure{{
 			title:  "github.com/vsched/vsched/linearizability",
-			output: []string{"--- FAIL: TestQueueHistoriesAreLinearizable", "not linearizable; visualization: " + vis},
+			output: "--- FAIL: TestQueueHistoriesAreLinearizable\nnot linearizable; visualization: " + vis + "\n",
 		}}},
 	}
 	path := filepath.Join(dir, "report.html")
-	rep := newReport(t.Context(), "go", c, results, time.Now(), time.Minute, fail)
+	rep := newReport(t.Context(), c, results, time.Now(), time.Minute, fail)
 	if r := rep.Phases[1].Failures[0].Replays; len(r) != 1 || !strings.HasSuffix(r[0], "<this package>") {
 		t.Errorf("replays %q; want only the full command, not the bare setting of the same schedule", r)
 	}
@@ -62,9 +62,9 @@ func TestReportEmbedsTheReplayAndTheVisualizationOfEachFailure(t *testing.T) {
 func TestReportSaysWhichVisualizationItCouldNotEmbed(t *testing.T) {
 	c := &checker{duration: time.Minute, seed: 1}
 	results := []result{{phase: "linearizability", verdict: fail, failures: []failure{{
-		title: "x", output: []string{"visualization: /nonexistent/vsched-lin-1.html"},
+		title: "x", output: "visualization: /nonexistent/vsched-lin-1.html",
 	}}}}
-	r := newReport(t.Context(), "go", c, results, time.Now(), time.Minute, fail)
+	r := newReport(t.Context(), c, results, time.Now(), time.Minute, fail)
 	if len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0], "/nonexistent/vsched-lin-1.html") {
 		t.Fatalf("warnings %q", r.Warnings)
 	}

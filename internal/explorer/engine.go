@@ -29,6 +29,8 @@ import (
 	"sync/atomic"
 	"time"
 	"unsafe"
+
+	"github.com/vsched/vsched/internal/campaign"
 )
 
 // Op is the kind of an operation at a scheduling point.
@@ -156,7 +158,7 @@ func (c Config) withDefaults() (Config, error) {
 		c.MaxSteps = 10_000
 	}
 	if c.Replay == "" {
-		c.Replay = os.Getenv("VSCHED_REPLAY")
+		c.Replay = os.Getenv(campaign.EnvReplay)
 	}
 	return c, nil
 }

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
-	"testing"
 )
 
 // lockMachine takes a machine-wide lock for the rest of t, so that mutant
@@ -14,7 +13,7 @@ import (
 // one at a time. The stress verifiers among them need every core: on a
 // 2-core machine, two of them at once can miss a race that either finds
 // within a second alone.
-func lockMachine(t *testing.T) {
+func lockMachine(t TB) {
 	t.Helper()
 	f, err := os.OpenFile(filepath.Join(os.TempDir(), "vsched-mutant.lock"), os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {

@@ -2,19 +2,30 @@
 // testdata/mutants, and runs verifiers against them. A verifier is trusted
 // only once it has been shown to catch a bug in the code it checks, so every
 // mutant is a patch to a real file, substituted at build time through go
-// build's -overlay (in the known-bad tests) or applied to a copy of the
-// module (by "vsched mutants"), never a look-alike copy of the code.
+// build's -overlay, never a look-alike copy of the code. The verifiers'
+// known-bad tests call [Report]; "vsched mutants" writes the overlay with
+// [Mutant.WriteOverlay] and runs its suite of verifiers with it.
 package mutant
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"testing"
 )
+
+// TB is the part of testing.TB that [Report] uses. An interface rather
+// than the testing package itself, so that importing mutant does not put
+// the testing package (and its flags) into vsched's binary.
+type TB interface {
+	Helper()
+	Fatalf(format string, args ...any)
+	TempDir() string
+	Cleanup(func())
+}
 
 // Verifier is a go test invocation that must fail on a mutant, printing
 // every string of MustPrint.
@@ -38,10 +49,16 @@ type Verifier struct {
 //
 // Mutant runs take a machine-wide lock and so run one at a time, across
 // packages too; the mutant is built before the lock is taken.
-func Report(t *testing.T, m Mutant, v Verifier) string {
+func Report(t TB, m Mutant, v Verifier) string {
 	t.Helper()
-	root := ModuleRoot(t)
-	overlay := Overlay(t, root, m)
+	root, err := ModuleRoot()
+	if err != nil {
+		t.Fatalf("%v", err)
+	}
+	overlay, err := m.WriteOverlay(root, t.TempDir())
+	if err != nil {
+		t.Fatalf("%v", err)
+	}
 	build := exec.Command("go", buildArgs(overlay, v)...)
 	build.Dir = root
 	if out, err := build.CombinedOutput(); err != nil {
@@ -86,44 +103,41 @@ func buildArgs(overlay string, v Verifier) []string {
 	return append(args, v.Pkg)
 }
 
-// Overlay writes the mutated file and the overlay that substitutes it for
-// the original, and returns the overlay's path.
-func Overlay(t testing.TB, root string, m Mutant) string {
-	t.Helper()
+// WriteOverlay writes m's mutated files, read from the module at root,
+// into dir, with the file that go build's -overlay takes to substitute them
+// for the originals, and returns that file's path. The module itself is not
+// changed.
+func (m Mutant) WriteOverlay(root, dir string) (string, error) {
 	mutated, err := m.Apply(root)
 	if err != nil {
-		t.Fatal(err)
+		return "", err
 	}
-	dir := t.TempDir()
 	replace := map[string]string{}
 	for i, f := range m.Files {
 		p := filepath.Join(dir, strconv.Itoa(i)+"_"+filepath.Base(f))
 		if err := os.WriteFile(p, mutated[f], 0o644); err != nil {
-			t.Fatal(err)
+			return "", err
 		}
 		replace[filepath.Join(root, filepath.FromSlash(f))] = p
 	}
 	overlay, err := json.Marshal(map[string]map[string]string{"Replace": replace})
 	if err != nil {
-		t.Fatal(err)
+		return "", err
 	}
-	overlayPath := filepath.Join(dir, "overlay.json")
-	if err := os.WriteFile(overlayPath, overlay, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return overlayPath
+	p := filepath.Join(dir, "overlay.json")
+	return p, os.WriteFile(p, overlay, 0o644)
 }
 
-// ModuleRoot returns the directory of the main module's go.mod.
-func ModuleRoot(t testing.TB) string {
-	t.Helper()
+// ModuleRoot returns the directory of the main module's go.mod, as the go
+// command run in the current directory sees it.
+func ModuleRoot() (string, error) {
 	out, err := exec.Command("go", "env", "GOMOD").Output()
 	if err != nil {
-		t.Fatalf("go env GOMOD: %v", err)
+		return "", fmt.Errorf("go env GOMOD: %v", err)
 	}
 	gomod := strings.TrimSpace(string(out))
 	if gomod == "" || gomod == os.DevNull {
-		t.Fatal("not inside the module")
+		return "", fmt.Errorf("mutant: not inside a module")
 	}
-	return filepath.Dir(gomod)
+	return filepath.Dir(gomod), nil
 }

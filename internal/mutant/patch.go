@@ -65,15 +65,33 @@ type hunk struct {
 
 // All returns every mutant, sorted by name.
 func All() []Mutant {
-	entries, err := fs.ReadDir(patches, "testdata/mutants")
+	all, err := Load(patches, "testdata/mutants")
 	if err != nil {
 		panic(err)
 	}
-	var all []Mutant
-	for _, e := range entries {
-		all = append(all, Named(strings.TrimSuffix(e.Name(), ".patch")))
-	}
 	return all
+}
+
+// Load reads the patches in dir of fsys, sorted by name: os.DirFS(root)
+// and PatchDir read a module's own, as "vsched mutants" does.
+func Load(fsys fs.FS, dir string) ([]Mutant, error) {
+	paths, err := fs.Glob(fsys, path.Join(dir, "*.patch"))
+	if err == nil && len(paths) == 0 {
+		err = fmt.Errorf("mutant: no patches in %s", dir)
+	}
+	var all []Mutant
+	for _, p := range paths {
+		text, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			return nil, err
+		}
+		m, err := Parse(strings.TrimSuffix(path.Base(p), ".patch"), text)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, m)
+	}
+	return all, err
 }
 
 // Named returns the mutant of PatchDir/name.patch. It panics if there is no

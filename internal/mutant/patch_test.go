@@ -1,6 +1,7 @@
 package mutant
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,7 +9,10 @@ import (
 )
 
 func TestEveryPatchParsesAndAppliesToTheSource(t *testing.T) {
-	root := ModuleRoot(t)
+	root, err := ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
 	all := All()
 	if len(all) < 25 {
 		t.Fatalf("%d mutants, want at least 25", len(all))
@@ -79,5 +83,36 @@ func TestParseRejectsAMalformedHeader(t *testing.T) {
 		if _, err := Parse("two-hunks", []byte(text)); err == nil {
 			t.Errorf("parsed %q", text)
 		}
+	}
+}
+
+func TestWriteOverlayReplacesTheFileAndLeavesTheModuleAlone(t *testing.T) {
+	m, err := Parse("two-hunks", []byte(sample))
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, dir := t.TempDir(), t.TempDir()
+	orig := "func f() {\n\ta := 1\n\tb := 2\n\tc := 4\n\t_ = c\n\t_ = b\n\t_ = a\n\tx := a\n\treturn\n}\n"
+	if err := os.WriteFile(filepath.Join(root, "f.go"), []byte(orig), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path, err := m.WriteOverlay(root, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var overlay struct{ Replace map[string]string }
+	if err := json.Unmarshal(data, &overlay); err != nil {
+		t.Fatalf("overlay %s: %v", data, err)
+	}
+	mutated, err := os.ReadFile(overlay.Replace[filepath.Join(root, "f.go")])
+	if err != nil || !strings.Contains(string(mutated), "b := 3") || !strings.Contains(string(mutated), "y := b") {
+		t.Fatalf("overlay %s replaces f.go with %q (%v), want the mutated file", data, mutated, err)
+	}
+	if src, _ := os.ReadFile(filepath.Join(root, "f.go")); string(src) != orig {
+		t.Errorf("the module's f.go changed:\n%s", src)
 	}
 }
