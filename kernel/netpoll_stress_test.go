@@ -44,6 +44,10 @@ func inChild(t *testing.T, body func(t *testing.T)) {
 	cmd := exec.Command(os.Args[0], "-test.run=^"+t.Name()+"$", "-test.count=1", "-test.v", "-test.timeout=60s")
 	cmd.Env = append(os.Environ(), reviewChildEnv+"="+t.Name())
 	out, err := cmd.CombinedOutput()
+	if errors.Is(err, unix.ENOEXEC) {
+		// An emulated test binary (see skipIfExecFormat in kernel_test.go).
+		t.Skipf("cannot run this test binary in a child process: %v (an emulated binary and no binfmt_misc)", err)
+	}
 	if err != nil {
 		if len(out) > 4000 {
 			out = out[:4000]

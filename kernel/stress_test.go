@@ -1264,6 +1264,7 @@ func stressChild(t *testing.T, name string) (isChild bool) {
 	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run="+strings.Join(parts, "/"), "-test.v")
 	cmd.Env = append(os.Environ(), "VSCHED_STRESS_CHILD="+name)
 	out, err := cmd.CombinedOutput()
+	skipIfExecFormat(t, err)
 	if ctx.Err() != nil {
 		t.Fatalf("%s: the child hung for %v (a wedged kernel):\n%s", name, stressHang(), out)
 	}
