@@ -238,25 +238,6 @@ func TestJoinOnADoneGroupRunsAtOnce(t *testing.T) {
 	require.Empty(t, got)
 }
 
-// fibTask is the group task that computes the nth Fibonacci number into
-// out by fork/join: it adds its two halves to a new group and joins it;
-// the continuation belongs to fibTask's own group, so the parent's Join
-// waits for it.
-func fibTask(k *kernel.Kernel, n int, out *int) func(*kernel.Ctx) error {
-	return func(c *kernel.Ctx) error {
-		if n < 2 {
-			*out = n
-			return nil
-		}
-		a, b := new(int), new(int)
-		g := k.NewGroup(nil)
-		g.Go(fibTask(k, n-1, a))
-		g.Go(fibTask(k, n-2, b))
-		c.Join(g, func(*kernel.Ctx, error) { *out = *a + *b })
-		return nil
-	}
-}
-
 func TestGroupsForkJoinATree(t *testing.T) {
 	k := newKernel(t, kernel.WithProcs(4))
 	var out int
