@@ -48,7 +48,11 @@ type Group struct {
 	ctx    context.Context // made by Context, derived from parent
 	cancel context.CancelCauseFunc
 	limit  int // SetLimit's n; <= 0: none
-	active int // tasks queued in the kernel or running, when limited
+	// active counts the tasks that hold a slot of the limit, queued in
+	// the kernel or running: those started once the group had a limit
+	// (the task record's counted). A task started before holds none and
+	// gives none back.
+	active int
 	queue  []func(*Ctx) error
 	qhead  int
 	// The continuations of Joins and the blocked Waits, until the group
@@ -106,11 +110,12 @@ func (g *Group) Go(fn func(*Ctx) error) error {
 		return ErrNilFunc
 	}
 	g.pending.Add(1)
-	if g.limited.Load() != 0 && !g.admit(fn) {
+	counted := g.limited.Load() != 0
+	if counted && !g.admit(fn) {
 		return nil // queued
 	}
-	if err := g.start(g.k.taskM(), fn); err != nil {
-		g.finishOne(nil) // rolls back the count and the limit's slot
+	if err := g.start(g.k.taskM(), fn, counted); err != nil {
+		g.finishOne(nil, counted) // rolls back the count and the limit's slot
 		return err
 	}
 	return nil
@@ -130,15 +135,16 @@ func (g *Group) admit(fn func(*Ctx) error) bool {
 }
 
 // start spawns fn as a task of g: on mp's P when mp is the calling task's
-// M, else onto the global queue.
-func (g *Group) start(mp *m, fn func(*Ctx) error) error {
+// M, else onto the global queue. counted says whether it holds a slot of
+// g's limit.
+func (g *Group) start(mp *m, fn func(*Ctx) error, counted bool) error {
 	k := g.k
 	if mp != nil {
 		pp := mp.p
 		gp := k.gfget(pp)
 		gp.fn = runGroupTask
 		x := gp.extra()
-		x.grp, x.gfn = g, fn
+		x.grp, x.gfn, x.counted = g, fn, counted
 		k.stampReady(gp)
 		k.runqput(pp, gp, true)
 		pp.c.spawned++
@@ -153,7 +159,7 @@ func (g *Group) start(mp *m, fn func(*Ctx) error) error {
 	gp := k.gfgetLocked()
 	gp.fn = runGroupTask
 	x := gp.extra()
-	x.grp, x.gfn = g, fn
+	x.grp, x.gfn, x.counted = g, fn, counted
 	k.stampReady(gp)
 	k.global.Put(gp)
 	k.remote++
@@ -198,7 +204,7 @@ func runGroupTask(c *Ctx) {
 			gp.yield, gp.parking = false, false
 			cancelWait(gp)
 			grp.setErr(&PanicError{Value: v, Stack: debug.Stack()})
-			grp.finishOne(c.m)
+			grp.finishOne(c.m, x.counted)
 		}()
 	}
 	var err error
@@ -217,7 +223,7 @@ func runGroupTask(c *Ctx) {
 	if gp.yield || gp.parking || gp.waitAsked() {
 		return // it runs again
 	}
-	grp.finishOne(c.m)
+	grp.finishOne(c.m, x.counted)
 }
 
 // setErr keeps err if it is the group's first, and cancels the group's
@@ -237,13 +243,14 @@ func (g *Group) setErr(err error) {
 }
 
 // finishOne ends one task of g, or takes back the count of one that was
-// not started: a limited group hands the task's slot to the next queued
-// function, and the task that brings pending to 0 completes the group. mp
-// is the finishing task's M, nil outside the kernel.
-func (g *Group) finishOne(mp *m) {
-	if g.limited.Load() != 0 {
+// not started: a task that held a slot of the limit (counted) hands it to
+// the next queued function, and the task that brings pending to 0
+// completes the group. mp is the finishing task's M, nil outside the
+// kernel.
+func (g *Group) finishOne(mp *m, counted bool) {
+	if counted {
 		if fn := g.handOff(); fn != nil {
-			if err := g.start(mp, fn); err != nil {
+			if err := g.start(mp, fn, true); err != nil {
 				// The kernel stopped: fn is dropped, as a queued
 				// task is by Close.
 				g.k.lock.Lock()
@@ -313,13 +320,14 @@ func (g *Group) GoWait(fn func(*Ctx) error) error {
 	for {
 		g.mu.Lock()
 		if g.hasRoomLocked() {
-			if g.limited.Load() != 0 {
+			counted := g.limited.Load() != 0
+			if counted {
 				g.active++
 			}
 			g.pending.Add(1)
 			g.mu.Unlock()
-			if err := g.start(nil, fn); err != nil {
-				g.finishOne(nil)
+			if err := g.start(nil, fn, counted); err != nil {
+				g.finishOne(nil, counted)
 				return err
 			}
 			return nil
@@ -367,10 +375,12 @@ func (g *Group) complete(mp *m) {
 }
 
 // joinReq is a registered Join: the continuation, and the group it
-// belongs to (the group of the task that called Join), if any.
+// belongs to (the group of the task that called Join), if any, and
+// whether it holds a slot of that group's limit.
 type joinReq struct {
-	then func(*Ctx, error)
-	grp  *Group
+	then    func(*Ctx, error)
+	grp     *Group
+	counted bool
 }
 
 // startJoin spawns a Join continuation: on mp's P, next, when the group
@@ -383,7 +393,7 @@ func (g *Group) startJoin(mp *m, j joinReq) {
 		gp := k.gfget(pp)
 		gp.fn = runGroupTask
 		x := gp.extra()
-		x.grp, x.then, x.joined = j.grp, j.then, g
+		x.grp, x.then, x.joined, x.counted = j.grp, j.then, g, j.counted
 		k.stampReady(gp)
 		k.runqput(pp, gp, true)
 		pp.c.spawned++
@@ -399,7 +409,7 @@ func (g *Group) startJoin(mp *m, j joinReq) {
 	gp := k.gfgetLocked()
 	gp.fn = runGroupTask
 	x := gp.extra()
-	x.grp, x.then, x.joined = j.grp, j.then, g
+	x.grp, x.then, x.joined, x.counted = j.grp, j.then, g, j.counted
 	k.stampReady(gp)
 	k.globrunqputLocked(gp)
 	k.lock.Unlock()
@@ -445,6 +455,7 @@ func (c *Ctx) Join(g *Group, then func(*Ctx, error)) {
 		j.grp = x.grp
 		j.grp.pending.Add(1)
 		if j.grp.limited.Load() != 0 {
+			j.counted = true
 			j.grp.mu.Lock()
 			j.grp.active++
 			j.grp.mu.Unlock()
@@ -565,7 +576,9 @@ func (k *Kernel) releaseGroupWaitersLocked() {
 // n <= 0 removes the limit. Functions added over the limit wait in g's
 // FIFO queue, and each task of g that finishes starts the next one: the
 // limit never blocks a task and never drops a function. A raised limit
-// starts queued functions at once. Once a group has had a limit, its Go
+// starts queued functions at once. The limit counts the tasks added
+// once g first had a limit: the tasks added before (set the limit before
+// adding) run on and hold no slot. Once a group has had a limit, its Go
 // and its finishing tasks take g's lock, even after the limit is removed.
 func (g *Group) SetLimit(n int) {
 	g.mu.Lock()
@@ -594,8 +607,8 @@ func (g *Group) SetLimit(n int) {
 	g.mu.Unlock()
 	mp := g.k.taskM()
 	for _, fn := range start {
-		if err := g.start(mp, fn); err != nil {
-			g.finishOne(nil)
+		if err := g.start(mp, fn, true); err != nil {
+			g.finishOne(nil, true)
 		}
 	}
 }

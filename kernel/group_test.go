@@ -338,3 +338,28 @@ func TestGroupGoWaitIsReleasedWhenTheKernelStops(t *testing.T) {
 	require.NoError(t, k.Shutdown(context.Background()))
 	require.ErrorIs(t, <-added, kernel.ErrClosed)
 }
+
+// TestGroupLimitCountsOnlyTheTasksAddedOnceItWasSet: a task added before
+// the group had a limit holds no slot, so its end hands none over. On one
+// P the order of the runs shows it: a task spawns two functions into a
+// group whose limit is 1; the second must wait in the group's queue until
+// the first finished. Had the early task's end given back a slot it never
+// took, both would be admitted, and the second, spawned into runnext last,
+// would run first.
+func TestGroupLimitCountsOnlyTheTasksAddedOnceItWasSet(t *testing.T) {
+	k := newKernel(t, kernel.WithProcs(1))
+	g := k.NewGroup(nil)
+	gate := make(chan struct{})
+	require.NoError(t, g.Go(func(*kernel.Ctx) error { <-gate; return nil }))
+	g.SetLimit(1)
+	close(gate) // the early task ends after the limit was set
+	require.NoError(t, g.Wait())
+	order := make(chan string, 2)
+	require.NoError(t, k.Go(func(c *kernel.Ctx) {
+		g.Go(func(*kernel.Ctx) error { order <- "first"; return nil })
+		g.Go(func(*kernel.Ctx) error { order <- "second"; return nil })
+	}))
+	require.Equal(t, "first", <-order, "the second function was admitted over the limit of 1")
+	require.Equal(t, "second", <-order)
+	require.NoError(t, g.Wait())
+}

@@ -50,6 +50,8 @@ type gext struct {
 	gfn    func(*Ctx) error
 	then   func(*Ctx, error)
 	joined *Group
+	// counted: the task holds a slot of grp's limit (Group.SetLimit).
+	counted bool
 }
 
 // extra returns gp's rarer state, making it the first time.
@@ -403,7 +405,7 @@ func (k *Kernel) gdead(pp *p, gp *g) {
 	}
 	gp.fn, gp.kind, gp.readyAt = nil, nil, 0
 	if x := gp.x; x != nil && (x.grp != nil || x.joined != nil) {
-		x.grp, x.gfn, x.then, x.joined = nil, nil, nil, nil
+		x.grp, x.gfn, x.then, x.joined, x.counted = nil, nil, nil, nil, false
 	}
 	k.gfput(pp, gp)
 }
