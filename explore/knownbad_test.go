@@ -91,6 +91,10 @@ func TestKnownBadKernelsAreReported(t *testing.T) {
 			MustPrint: []string{"--- FAIL: TestKernelModels/", "VSCHED_REPLAY="}}
 	}
 	all := byModels("^TestKernelModels$")
+	// A change to the scheduler's state without its lock: the lock-held
+	// assertion must be what reports it.
+	lockHeld := byModels("^TestKernelModels$")
+	lockHeld.MustPrint = append(lockHeld.MustPrint, "requires sched.lock held")
 	byGroupModels := func(run string) mutant.Verifier {
 		return mutant.Verifier{Name: "explore", Pkg: "./explore", Run: run, Tags: "vsched_explore",
 			MustPrint: []string{"--- FAIL: TestGroupModels/", "VSCHED_REPLAY="}}
@@ -119,6 +123,7 @@ func TestKnownBadKernelsAreReported(t *testing.T) {
 		{mutant.Named("exitsyscall-load-then-store"), byModels("^TestKernelModels$/^BlockVsRetake$")},
 		{mutant.Named("wakep-claim-not-cas"), all},
 		{mutant.Named("wakep-ignores-idle-p"), byModels("^TestKernelModels$/^SubmitVsStaleNeedspinning$")},
+		{mutant.Named("mstart-addm-unlocked"), lockHeld},
 		// The task groups' protocol, by the group models (group_test.go).
 		{mutant.Named("group-err-after-decrement"), byGroupModels("^TestGroupModels$/^LastTaskVsWait$")},
 		{mutant.Named("join-checks-count-unlocked"), byGroupModels("^TestGroupModels$/^LastTaskVsJoin$")},

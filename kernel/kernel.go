@@ -294,7 +294,9 @@ func (k *Kernel) submit(kd *Kind, fn func(*Ctx)) error {
 // global queue in order and one M is started per idle P, up to one per task
 // (the runtime's injectglist without a P). It returns [ErrNilFunc] if any
 // function is nil and [ErrClosed] once Shutdown or Close has been called;
-// either way no task of the batch is run.
+// either way no task of the batch is run. Beyond the callers' closures,
+// GoBatch allocates one slice of len(fns) task pointers per call, the
+// batch it hands to the queues in one step; [Kernel.Go] allocates nothing.
 func (k *Kernel) GoBatch(fns ...func(*Ctx)) error {
 	for _, fn := range fns {
 		if fn == nil {
@@ -414,6 +416,7 @@ func (k *Kernel) Close() error {
 // woken tasks would otherwise be dropped. Called with the lock held, by Shutdown and by
 // every pidleput.
 func (k *Kernel) checkDrainedLocked() {
+	k.lock.AssertHeld("sched.lock")
 	if k.state.Load() == stateDraining && int(k.npidle.Load()) == k.procs &&
 		k.nmsys.Load() == 0 && k.global.Len() == 0 && k.lastpoll.Load() != 0 && k.pollingNet.Load() == 0 {
 		k.state.Store(stateStopped)
@@ -425,6 +428,7 @@ func (k *Kernel) checkDrainedLocked() {
 // finishLocked runs once the kernel is stopped: it wakes every idle M so
 // that it exits, and the monitor. Called with the lock held.
 func (k *Kernel) finishLocked() {
+	k.lock.AssertHeld("sched.lock")
 	k.releaseGroupWaitersLocked()
 	for mp := k.midle; mp != nil; {
 		next := mp.link
@@ -448,6 +452,7 @@ func (k *Kernel) finishLocked() {
 // dropped. It exits when the call returns and its task's run ends. Called
 // with the lock held.
 func (k *Kernel) maybeExitedLocked() {
+	k.lock.AssertHeld("sched.lock")
 	if k.state.Load() == stateStopped && k.mcount == int(k.nmsys.Load()) && !k.monitorRun {
 		// Nobody polls any more (an M inside Block exits without
 		// polling): close the poller. Its descriptors stay their owners'
@@ -462,6 +467,7 @@ func (k *Kernel) maybeExitedLocked() {
 // dropLocked counts a task that will never run because the kernel stopped.
 // Called with the lock held.
 func (k *Kernel) dropLocked(gp *g) {
+	k.lock.AssertHeld("sched.lock")
 	k.dropped++
 	gp.fn = nil
 }

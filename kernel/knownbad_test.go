@@ -30,6 +30,11 @@ func TestKnownBadKernelsAreReported(t *testing.T) {
 		// latency, not correctness.
 		{mutant.Named("monitor-wake-resets-back-off"), byTest("TestTheMonitorStartsOverOnlyAfterALongDeepSleep", "sleeps 20µs per round, want 10ms")},
 		{mutant.Named("monitor-never-starts-over"), byTest("TestTheMonitorStartsOverOnlyAfterALongDeepSleep", "sleeps 10ms per round, want 20µs")},
+		// An allocation per spawn or per park: the allocation tests
+		// report it (park-new-waker also loses the Wakes of a Waker kept
+		// from an earlier park, which the stress tests report).
+		{mutant.Named("gdead-skips-free-list"), byTest("TestCtxGoAllocatesNothingButTheClosure", "allocations, want 0")},
+		{mutant.Named("park-new-waker"), byTest("TestParkAndWakeAllocateNothing", "allocations, want 0")},
 	}
 	if runtime.GOOS == "linux" {
 		// A late deadline is still a deadline, and time does not pass in
@@ -39,7 +44,9 @@ func TestKnownBadKernelsAreReported(t *testing.T) {
 		cases = append(cases, knownBad{mutant.Named("deadlines-wait-for-a-poll"), late},
 			// A spin too many costs CPU and wakeup batching, not a task.
 			knownBad{mutant.Named("spin-after-compute"), byTest("TestStopSpinsOnlyAfterServingIO", "spun before they slept")},
-			knownBad{mutant.Named("served-by-recycled-record"), byTest("TestARunOnARecycledRecordIsNoRunBackFromAWait", "marked its M as serving I/O")})
+			knownBad{mutant.Named("served-by-recycled-record"), byTest("TestARunOnARecycledRecordIsNoRunBackFromAWait", "marked its M as serving I/O")},
+			// An allocation per descriptor wait.
+			knownBad{mutant.Named("wait-new-waiter"), byTest("TestAWaitOnADescriptorAllocatesNothing", "allocations, want 0")})
 	}
 	for _, c := range cases {
 		t.Run(c.m.Name, func(t *testing.T) {

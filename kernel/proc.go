@@ -309,6 +309,7 @@ func (k *Kernel) mstart(mp *m) {
 // newmLocked returns a new M, counted; the caller starts its goroutine.
 // Called with the lock held.
 func (k *Kernel) newmLocked() *m {
+	k.lock.AssertHeld("sched.lock")
 	k.mcount++
 	k.nextMID++
 	return &m{k: k, id: k.nextMID, rng: k.seed + uint64(k.nextMID)*0x9e3779b97f4a7c15}
@@ -317,12 +318,14 @@ func (k *Kernel) newmLocked() *m {
 // addm and delm keep k.allm, the Ms that may call back into the kernel
 // from a task, copy-on-write. Called with the lock held.
 func (k *Kernel) addm(mp *m) {
+	k.lock.AssertHeld("sched.lock")
 	old := *k.allm.Load()
 	all := append(append(make([]*m, 0, len(old)+1), old...), mp)
 	k.allm.Store(&all)
 }
 
 func (k *Kernel) delm(mp *m) {
+	k.lock.AssertHeld("sched.lock")
 	old := *k.allm.Load()
 	all := make([]*m, 0, len(old))
 	for _, x := range old {
@@ -685,6 +688,7 @@ func (k *Kernel) runqputbatch(pp *p, gs []*g) {
 // stopped: after Close nobody takes from the global queue again. Called
 // with the lock held.
 func (k *Kernel) globrunqputLocked(gp *g) {
+	k.lock.AssertHeld("sched.lock")
 	if k.state.Load() == stateStopped {
 		k.dropLocked(gp)
 		return
@@ -696,6 +700,7 @@ func (k *Kernel) globrunqputLocked(gp *g) {
 // globrunqputbatchLocked puts gs on the global queue, or drops them if the
 // kernel stopped. Called with the lock held.
 func (k *Kernel) globrunqputbatchLocked(gs []*g) {
+	k.lock.AssertHeld("sched.lock")
 	if k.state.Load() == stateStopped {
 		for _, gp := range gs {
 			k.dropLocked(gp)
@@ -893,6 +898,7 @@ func (k *Kernel) mexit(mp *m) {
 // dropLocalLocked drops what is queued on pp, whose owner the caller is,
 // because the kernel stopped. Called with the lock held.
 func (k *Kernel) dropLocalLocked(pp *p) {
+	k.lock.AssertHeld("sched.lock")
 	if gp := pp.resume; gp != nil {
 		pp.resume = nil
 		k.dropLocked(gp)
@@ -930,6 +936,7 @@ func (k *Kernel) mdying(mp *m, gp *g) {
 // pidleput puts pp on the idle list (the runtime's pidleput). Its queue
 // must be empty. Called with the lock held.
 func (k *Kernel) pidleput(pp *p) {
+	k.lock.AssertHeld("sched.lock")
 	if pp.listed {
 		throw("pidleput: P already idle")
 	}
@@ -950,6 +957,7 @@ func (k *Kernel) pidleput(pp *p) {
 // pidleget), and wakes the monitor from its deep sleep. Called with the
 // lock held. Differs from the runtime: DESIGN.md §3.4.
 func (k *Kernel) pidleget() *p {
+	k.lock.AssertHeld("sched.lock")
 	pp := k.pidle
 	if pp == nil {
 		return nil
@@ -969,6 +977,7 @@ func (k *Kernel) pidleget() *p {
 // sets needspinning (the runtime's pidlegetSpinning). Called with the lock
 // held.
 func (k *Kernel) pidlegetSpinning() *p {
+	k.lock.AssertHeld("sched.lock")
 	pp := k.pidleget()
 	if pp == nil {
 		k.needspinning.Store(1)
@@ -979,6 +988,7 @@ func (k *Kernel) pidlegetSpinning() *p {
 // releasePLocked gives up a P that no M holds: to the first M waiting to
 // come back from Block, else to the idle list. Called with the lock held.
 func (k *Kernel) releasePLocked(pp *p) {
+	k.lock.AssertHeld("sched.lock")
 	if mp := k.syswait.pop(); mp != nil {
 		k.nsyswait.Add(-1)
 		mp.nextp = pp

@@ -151,7 +151,9 @@ func (c *Ctx) spawn(what string, kd *Kind, fn func(*Ctx)) {
 // injectglist on this P: as many tasks as there are idle Ps go to the
 // global queue with an M started for each, the rest to this P's local queue,
 // and a final wakep covers Ps that went idle meanwhile. It panics if a
-// function is nil, before spawning any.
+// function is nil, before spawning any. Beyond the callers' closures,
+// GoBatch allocates one slice of len(fns) task pointers per call, the
+// batch it hands to the queues in one step; [Ctx.Go] allocates nothing.
 func (c *Ctx) GoBatch(fns ...func(*Ctx)) {
 	mp := c.running("GoBatch")
 	for _, fn := range fns {
@@ -435,6 +437,7 @@ func (k *Kernel) gfget(pp *p) *g {
 // gfgetLocked returns a free record from the global list or a new one.
 // Called with the lock held.
 func (k *Kernel) gfgetLocked() *g {
+	k.lock.AssertHeld("sched.lock")
 	if n := len(k.gfree); n > 0 {
 		gp := k.gfree[n-1]
 		k.gfree[n-1] = nil

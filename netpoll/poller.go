@@ -92,6 +92,7 @@ func (p *Poller) unregister(d *Desc) {
 // lookup returns the Desc an event's data word names, or nil for a stale
 // event. Called with p.mu held.
 func (p *Poller) lookupLocked(idx, seq uint32) *Desc {
+	p.mu.AssertHeld("Poller.mu")
 	if idx >= uint32(len(p.table)) {
 		return nil
 	}
@@ -152,6 +153,7 @@ func (h *timerHeap) Pop() any {
 
 // heapedLocked reports whether t is in the heap. Called with tmu held.
 func (p *Poller) heapedLocked(t *timer) bool {
+	p.tmu.AssertHeld("Poller.tmu")
 	return t.idx >= 0 && t.idx < len(p.timers) && p.timers[t.idx] == t
 }
 
@@ -186,6 +188,7 @@ func (p *Poller) stopTimer(t *timer) {
 // publishNextLocked stores the earliest deadline in next. Called with tmu
 // held, after a change to the heap.
 func (p *Poller) publishNextLocked() {
+	p.tmu.AssertHeld("Poller.tmu")
 	var when int64
 	if len(p.timers) > 0 {
 		when = p.timers[0].when

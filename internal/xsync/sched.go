@@ -10,13 +10,26 @@ import (
 
 // Mutex is a mutual exclusion lock; the zero value is unlocked. It guards
 // shared scheduler state, as sched.lock does in the runtime.
-type Mutex struct{ mu sync.Mutex }
+type Mutex struct {
+	holder holder // who holds mu, in the checked builds (AssertHeld)
+	mu     sync.Mutex
+}
 
 // Lock locks m, blocking until it is available.
-func (m *Mutex) Lock() { m.mu.Lock() }
+func (m *Mutex) Lock() {
+	m.mu.Lock()
+	m.holder.set()
+}
 
 // Unlock unlocks m. It is a run-time error if m is not locked.
-func (m *Mutex) Unlock() { m.mu.Unlock() }
+func (m *Mutex) Unlock() {
+	m.holder.clear()
+	m.mu.Unlock()
+}
+
+// modelHolds is the explorer's answer to AssertHeld inside a model: the
+// default build has no model.
+func modelHolds(*Mutex) (inModel, held bool) { return false, false }
 
 // Note is a one-shot park/unpark signal between two goroutines, the user-space
 // stand-in for the runtime's note (notesleep/notewakeup) on which an idle M

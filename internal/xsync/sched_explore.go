@@ -19,12 +19,16 @@ const direct = 1
 // the explorer keeps its state: Lock is a scheduling point that can run only
 // while the mutex is free, and every thread blocked in Lock is how the
 // explorer sees a deadlock.
-type Mutex struct{ mu sync.Mutex }
+type Mutex struct {
+	holder holder // who holds mu outside a model (AssertHeld)
+	mu     sync.Mutex
+}
 
 // Lock locks m, blocking until it is available.
 func (m *Mutex) Lock() {
 	if !explorer.Active() {
 		m.mu.Lock()
+		m.holder.set()
 		return
 	}
 	explorer.Point(explorer.OpLock, unsafe.Pointer(m), direct)
@@ -33,10 +37,21 @@ func (m *Mutex) Lock() {
 // Unlock unlocks m. It is a run-time error if m is not locked.
 func (m *Mutex) Unlock() {
 	if !explorer.Active() {
+		m.holder.clear()
 		m.mu.Unlock()
 		return
 	}
 	explorer.Point(explorer.OpUnlock, unsafe.Pointer(m), direct)
+}
+
+// modelHolds reports, inside a model, whether the running thread holds m:
+// the explorer keeps each mutex's holder itself, since Lock there never
+// touches mu.
+func modelHolds(m *Mutex) (inModel, held bool) {
+	if !explorer.Active() {
+		return false, false
+	}
+	return true, explorer.Holds(unsafe.Pointer(m))
 }
 
 // Note is a one-shot park/unpark signal; see the default build for the

@@ -1,0 +1,212 @@
+package kernel_test
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/vsched/vsched/kernel"
+)
+
+// The hot paths allocate nothing beyond the caller's closure
+// (ARCHITECTURE.md, "Performance rules"). These tests measure each path
+// with testing.AllocsPerRun, which counts the mallocs of the whole process
+// (the kernel's workers and monitor included) while the measured function
+// runs, and divides by the number of runs, rounding down. Every closure is
+// made once, outside the measured function, so the expected count is 0.
+//
+// Steady state is what is measured: first a burst of allocBurst tasks
+// fills the free lists with more task records than the runs ever hold at
+// once, and the measured function runs allocWarm times. After that a
+// record is allocated only if a free list runs dry, which the burst rules
+// out, and an M only in the rare race in which every M is busy as wakep
+// finds an idle P: a bounded number of allocations in the whole test,
+// fewer than allocRuns, so the count per run rounds down to 0. A path that
+// allocates on every call counts at least 1.
+
+const (
+	allocBurst = 1024 // tasks of the burst that fills the free lists
+	allocWarm  = 20   // runs of the measured function before measuring
+	allocRuns  = 500  // measured runs
+)
+
+// allocKernel returns a kernel of 2 Ps that the test shuts down at its
+// end, or skips the test in a build whose counts are not the default
+// build's (allocSkip).
+func allocKernel(t *testing.T) *kernel.Kernel {
+	t.Helper()
+	if allocSkip != "" {
+		t.Skip(allocSkip)
+	}
+	k, err := kernel.New(kernel.WithProcs(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if err := k.Shutdown(ctx); err != nil {
+			t.Errorf("Shutdown: %v; stats %+v", err, k.Stats())
+		}
+	})
+	return k
+}
+
+// steadyAllocs fills k's free lists, warms f up and returns
+// testing.AllocsPerRun(allocRuns, f).
+func steadyAllocs(t *testing.T, k *kernel.Kernel, f func()) float64 {
+	t.Helper()
+	var left atomic.Int32
+	left.Store(allocBurst)
+	done := make(chan struct{})
+	task := func(*kernel.Ctx) {
+		if left.Add(-1) == 0 {
+			close(done)
+		}
+	}
+	for range allocBurst {
+		if err := k.Go(task); err != nil {
+			t.Fatal(err)
+		}
+	}
+	<-done
+	for range allocWarm {
+		f()
+	}
+	return testing.AllocsPerRun(allocRuns, f)
+}
+
+// countdown is a set of tasks of which the last to run reports on done.
+type countdown struct {
+	left atomic.Int32
+	done chan struct{}
+}
+
+func newCountdown() *countdown { return &countdown{done: make(chan struct{}, 1)} }
+
+func (cd *countdown) start(n int32) { cd.left.Store(n) }
+
+func (cd *countdown) task(*kernel.Ctx) {
+	if cd.left.Add(-1) == 0 {
+		cd.done <- struct{}{}
+	}
+}
+
+func TestKernelGoAllocatesNothingButTheClosure(t *testing.T) {
+	k := allocKernel(t)
+	const tasks = 16
+	cd := newCountdown()
+	task := cd.task
+	allocs := steadyAllocs(t, k, func() {
+		cd.start(tasks)
+		for range tasks {
+			if err := k.Go(task); err != nil {
+				t.Fatal(err)
+			}
+		}
+		<-cd.done
+	})
+	if allocs != 0 {
+		t.Errorf("Kernel.Go of %d tasks and their runs: %v allocations, want 0", tasks, allocs)
+	}
+}
+
+func TestCtxGoAllocatesNothingButTheClosure(t *testing.T) {
+	k := allocKernel(t)
+	const children = 16
+	cd := newCountdown()
+	child := cd.task
+	parent := func(c *kernel.Ctx) {
+		for range children {
+			c.Go(child)
+		}
+	}
+	allocs := steadyAllocs(t, k, func() {
+		cd.start(children)
+		if err := k.Go(parent); err != nil {
+			t.Fatal(err)
+		}
+		<-cd.done
+	})
+	if allocs != 0 {
+		t.Errorf("a task's Ctx.Go of %d children and their runs: %v allocations, want 0", children, allocs)
+	}
+}
+
+// pingPong is two tasks that take turns: each run parks its task and
+// wakes the other, until left runs out; the task that finds it out
+// reports on done. Each run stores its task's Waker anew, so that the
+// other side always wakes the current park.
+type pingPong struct {
+	w    [2]*kernel.Waker
+	left atomic.Int32
+	done chan struct{}
+}
+
+func (pp *pingPong) task(i int) func(*kernel.Ctx) {
+	return func(c *kernel.Ctx) {
+		pp.w[i] = c.Park()
+		if pp.left.Add(-1) < 0 {
+			pp.done <- struct{}{}
+			return
+		}
+		pp.w[1-i].Wake()
+	}
+}
+
+func TestParkAndWakeAllocateNothing(t *testing.T) {
+	k := allocKernel(t)
+	const turns = 16
+	pp := &pingPong{done: make(chan struct{}, 1)}
+	// Each task's first run parks it and reports; neither wakes the other
+	// yet (left is 0).
+	for i := range 2 {
+		if err := k.Go(pp.task(i)); err != nil {
+			t.Fatal(err)
+		}
+		<-pp.done
+	}
+	allocs := steadyAllocs(t, k, func() {
+		pp.left.Store(turns)
+		pp.w[0].Wake() // from outside: the global queue; then from task to task
+		<-pp.done
+	})
+	if allocs != 0 {
+		t.Errorf("%d park/wake turns between two tasks: %v allocations, want 0", turns, allocs)
+	}
+}
+
+// TestGoBatchAllocatesOneSlicePerCall holds both GoBatch methods to their
+// documented bound: one allocation per call (the batch of task pointers),
+// whatever the number of functions.
+func TestGoBatchAllocatesOneSlicePerCall(t *testing.T) {
+	const tasks = 16
+	cd := newCountdown()
+	fns := make([]func(*kernel.Ctx), tasks)
+	for i := range fns {
+		fns[i] = cd.task
+	}
+	spawner := func(c *kernel.Ctx) { c.GoBatch(fns...) }
+	for _, c := range []struct {
+		name  string
+		batch func(k *kernel.Kernel) error
+	}{
+		{"Kernel.GoBatch", func(k *kernel.Kernel) error { return k.GoBatch(fns...) }},
+		{"Ctx.GoBatch", func(k *kernel.Kernel) error { return k.Go(spawner) }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			k := allocKernel(t)
+			allocs := steadyAllocs(t, k, func() {
+				cd.start(tasks)
+				if err := c.batch(k); err != nil {
+					t.Fatal(err)
+				}
+				<-cd.done
+			})
+			if allocs > 1 {
+				t.Errorf("%s of %d functions and their runs: %v allocations, want at most 1", c.name, tasks, allocs)
+			}
+		})
+	}
+}

@@ -1,0 +1,6 @@
+// Package newpkg has no row in the layer table.
+package newpkg
+
+import "fmt"
+
+var _ = fmt.Sprint
