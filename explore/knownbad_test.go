@@ -75,7 +75,8 @@ func TestKnownBadReductionIsReported(t *testing.T) {
 }
 
 // TestKnownBadKernelsAreReported: each seeded bug of the kernel's wakeup
-// protocol, its Block hand-off and its monitor must make a model fail, as a
+// protocol, its Block hand-off, its monitor and its task groups must make
+// a model fail, as a
 // deadlock (a lost wakeup), a broken invariant, or a task that runs the
 // wrong number of times. The models run at their default bounds, which
 // are those of the fast tier ("explore models" of vsched mutants -fast):
@@ -94,6 +95,10 @@ func TestKnownBadKernelsAreReported(t *testing.T) {
 	// assertion must be what reports it.
 	lockHeld := byModels("^TestKernelModels$")
 	lockHeld.MustPrint = append(lockHeld.MustPrint, "requires sched.lock held")
+	byGroupModels := func(run string) mutant.Verifier {
+		return mutant.Verifier{Name: "explore", Pkg: "./explore", Run: run, Tags: "vsched_explore",
+			MustPrint: []string{"--- FAIL: TestGroupModels/", "VSCHED_REPLAY="}}
+	}
 	for _, c := range []struct {
 		m mutant.Mutant
 		v mutant.Verifier
@@ -119,13 +124,17 @@ func TestKnownBadKernelsAreReported(t *testing.T) {
 		{mutant.Named("wakep-claim-not-cas"), all},
 		{mutant.Named("wakep-ignores-idle-p"), byModels("^TestKernelModels$/^SubmitVsStaleNeedspinning$")},
 		{mutant.Named("mstart-addm-unlocked"), lockHeld},
+		// The task groups' protocol, by the group models (group_test.go).
+		{mutant.Named("group-err-after-decrement"), byGroupModels("^TestGroupModels$/^LastTaskVsWait$")},
+		{mutant.Named("join-checks-count-unlocked"), byGroupModels("^TestGroupModels$/^LastTaskVsJoin$")},
+		{mutant.Named("complete-skips-recheck"), byGroupModels("^TestGroupModels$/^LastTaskVsGo$")},
 	} {
 		t.Run(c.m.Name, func(t *testing.T) {
 			t.Parallel()
 			out := mutant.Report(t, c.m, c.v)
 			for _, line := range strings.Split(out, "\n") {
-				if strings.HasPrefix(strings.TrimSpace(line), "--- FAIL: TestKernelModels/") {
-					t.Log(strings.TrimSpace(line))
+				if l := strings.TrimSpace(line); strings.HasPrefix(l, "--- FAIL: TestKernelModels/") || strings.HasPrefix(l, "--- FAIL: TestGroupModels/") {
+					t.Log(l)
 				}
 			}
 		})

@@ -52,6 +52,21 @@
 //   - [Ctx.TryGo] spawns only while some P could run the child now, and
 //     otherwise lets the caller do the work inline (see its example).
 //
+// # Groups
+//
+// A [Group] is a set of tasks waited for together, with the first error
+// kept and a context cancelled at it ([Kernel.NewGroup], [Group.Go],
+// [Group.SetLimit], [Group.Context]). There are two ways to wait, because
+// a task never blocks. A goroutine outside the kernel calls [Group.Wait],
+// which blocks it until every task of the group has finished, as
+// errgroup's Wait does. A task calls [Ctx.Join] instead: it names a
+// continuation that runs as a new task once the group is done, and
+// returns; no worker waits meanwhile. A continuation belongs to the group
+// of the task that joined, so a task that joins its children keeps its own
+// group busy until their results are in, and a fork/join tree needs no
+// counters of its own (see the example of Ctx.Join). A panic in a group
+// task becomes the group's error, a [*PanicError].
+//
 // # Blocking
 //
 // A task that must block its goroutine (a lock, a channel, a file, a cgo
@@ -77,8 +92,7 @@
 //		return
 //	}
 //
-// The kernel polls for readiness itself; never call the Poller's Poll,
-// Break or Close. The example of Kernel.Poller serves a connection.
+// The example of Kernel.Poller serves a connection.
 //
 // # Stopping
 //

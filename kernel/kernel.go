@@ -22,9 +22,11 @@ var (
 	ErrClosed = errors.New("kernel: closed")
 	// ErrNilFunc is returned for a nil task function.
 	ErrNilFunc = errors.New("kernel: nil task function")
-	// ErrInTask is returned by [Kernel.Shutdown] called from inside a task,
-	// which would wait for itself. Call it from another goroutine.
-	ErrInTask = errors.New("kernel: Shutdown called from inside a task")
+	// ErrInTask is returned by [Kernel.Shutdown] and wrapped by the error
+	// of [Group.Wait] called from inside a task, which would block its
+	// worker and wait for itself. Call them from another goroutine; a task
+	// waits for a group with [Ctx.Join].
+	ErrInTask = errors.New("kernel: a blocking call from inside a task")
 	// ErrBadOption is returned by [New] for an invalid option.
 	ErrBadOption = errors.New("kernel: invalid option")
 )
@@ -76,6 +78,9 @@ type Kernel struct {
 	remote     uint64 // tasks submitted from outside
 	monitorRun bool   // the monitor goroutine has not exited
 	drained    bool   // stopped by Shutdown once quiescent, not by Close
+	// groupWaiters are the blocked Group.Waits, released when the kernel
+	// stops.
+	groupWaiters []*groupWaiter
 
 	npidle       xsync.Int32  // len(pidle), read without the lock
 	nmspinning   xsync.Int32  // spinning Ms, and wakep's pending increments
@@ -424,6 +429,7 @@ func (k *Kernel) checkDrainedLocked() {
 // that it exits, and the monitor. Called with the lock held.
 func (k *Kernel) finishLocked() {
 	k.lock.AssertHeld("sched.lock")
+	k.releaseGroupWaitersLocked()
 	for mp := k.midle; mp != nil; {
 		next := mp.link
 		mp.link, mp.nextp = nil, nil

@@ -105,14 +105,14 @@ func (c *Ctx) wait(op string, d *netpoll.Desc, mode netpoll.Mode) error {
 	if d == nil || d.Poller() != mp.k.poller.Load() {
 		return ErrForeignDesc
 	}
-	if gp.io == nil {
-		gp.io = &gio{pw: pollproto.NewWaiter(gp)}
+	if x := gp.extra(); x.pw == nil {
+		x.pw = pollproto.NewWaiter(gp)
 	}
 	armed, err := pollOps.PrepareWait(d, mode)
 	if errors.Is(err, netpoll.ErrBusy) {
 		return err
 	}
-	gp.io.req = ioWait{d: d, mode: mode, armed: armed, err: err}
+	gp.x.req = ioWait{d: d, mode: mode, armed: armed, err: err}
 	return nil
 }
 
@@ -123,7 +123,7 @@ func (c *Ctx) wait(op string, d *netpoll.Desc, mode netpoll.Mode) error {
 // returns nil in a run that did not follow a wait.
 func (c *Ctx) WaitErr() error {
 	c.running("WaitErr")
-	if io := c.g.io; io != nil {
+	if io := c.g.x; io != nil {
 		return io.err
 	}
 	return nil
@@ -134,8 +134,8 @@ func (c *Ctx) WaitErr() error {
 // runs again at once from pp's resume slot. It reports whether gp parked;
 // from then on the poller may run gp anywhere.
 func (k *Kernel) commitWait(pp *p, gp *g) bool {
-	if w := &gp.io.req; w.armed {
-		if pollOps.CommitWait(w.d, w.mode, gp.io.pw) {
+	if w := &gp.x.req; w.armed {
+		if pollOps.CommitWait(w.d, w.mode, gp.x.pw) {
 			return true
 		}
 	}
@@ -147,7 +147,7 @@ func (k *Kernel) commitWait(pp *p, gp *g) bool {
 }
 
 // finishWait sets the outcome of a task's wait for the run about to begin.
-func finishWait(io *gio) {
+func finishWait(io *gext) {
 	w := &io.req
 	io.err = w.err
 	if w.armed {
@@ -159,7 +159,7 @@ func finishWait(io *gio) {
 // cancelWait takes back the wait of a task that died in the run that asked
 // for it.
 func cancelWait(gp *g) {
-	io := gp.io
+	io := gp.x
 	if io == nil {
 		return
 	}

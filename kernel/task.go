@@ -25,25 +25,45 @@ type g struct {
 	// waker is the task's Waker, made at its first Park and kept until it
 	// dies; a dead task's Waker is never reused.
 	waker *Waker
-	// io is the task's descriptor wait, made at its first Ctx.WaitRead or
-	// WaitWrite and kept with the record (most tasks never wait on I/O).
-	io *gio
+	// x is the task's rarer state, its descriptor wait and its group,
+	// made the first time the record needs it and kept with the record
+	// (most tasks never wait on I/O or belong to a group).
+	x *gext
 	// The requests of the current run, read when fn returns.
 	yield   bool
 	parking bool
 }
 
-// gio is a task record's descriptor wait state.
-type gio struct {
+// gext is a task record's rarer state.
+type gext struct {
 	req ioWait // Ctx.WaitRead or WaitWrite, until the next run
-	// pw is the task's place in a wait slot, kept with the record: no
-	// slot holds it while the record is free.
+	// pw is the task's place in a wait slot, made at its first wait and
+	// kept with the record: no slot holds it while the record is free.
 	pw  *pollproto.Waiter
 	err error // Ctx.WaitErr in this run
+
+	// A group task's group, and its function: gfn for one that Group.Go
+	// added, then for a Join continuation, which gets the first error of
+	// the group it joined. A continuation belongs to the group of the task
+	// that called Join, if any. All nil once the record is free.
+	grp    *Group
+	gfn    func(*Ctx) error
+	then   func(*Ctx, error)
+	joined *Group
+	// counted: the task holds a slot of grp's limit (Group.SetLimit).
+	counted bool
+}
+
+// extra returns gp's rarer state, making it the first time.
+func (gp *g) extra() *gext {
+	if gp.x == nil {
+		gp.x = &gext{}
+	}
+	return gp.x
 }
 
 // waitAsked reports whether gp's current run asked for a descriptor wait.
-func (gp *g) waitAsked() bool { return gp.io != nil && gp.io.req.d != nil }
+func (gp *g) waitAsked() bool { return gp.x != nil && gp.x.req.d != nil }
 
 // Ctx is a running task's handle on the kernel. A task receives it as the
 // argument of its function; it is valid only while that function runs, on
@@ -324,7 +344,7 @@ func (k *Kernel) execute(mp *m, gp *g, inheritTime bool) bool {
 		pp.kind.Store(gp.kind)
 		pp.kindShown = gp.kind != nil
 	}
-	if io := gp.io; io != nil {
+	if io := gp.x; io != nil {
 		if io.req.d != nil {
 			// This run follows a wait, whatever ended it.
 			finishWait(io)
@@ -386,6 +406,9 @@ func (k *Kernel) gdead(pp *p, gp *g) {
 		gp.waker = nil
 	}
 	gp.fn, gp.kind, gp.readyAt = nil, nil, 0
+	if x := gp.x; x != nil && (x.grp != nil || x.joined != nil) {
+		x.grp, x.gfn, x.then, x.joined, x.counted = nil, nil, nil, nil, false
+	}
 	k.gfput(pp, gp)
 }
 

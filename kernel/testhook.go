@@ -14,6 +14,19 @@ func init() {
 	testhook.NewManual = func(procs int) (testhook.Manual, error) { return newManual(procs) }
 	testhook.MonitorPoll = func(k any) bool { return k.(*Kernel).monitorPollNow() }
 	testhook.MonitorOutOfDeepSleep = func(k any) bool { return k.(*Kernel).monitorOutOfDeepSleep() }
+	testhook.GroupStateOf = func(g any) testhook.GroupState { return g.(*Group).state() }
+}
+
+// state reads g's state for testhook.GroupStateOf.
+func (g *Group) state() testhook.GroupState {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	joins := len(g.joins)
+	if g.join1.then != nil {
+		joins++
+	}
+	return testhook.GroupState{Pending: g.pending.Load(), Limited: g.limited.Load() != 0, Active: g.active,
+		Queued: len(g.queue) - g.qhead, Joins: joins, Waiters: len(g.waiters), Err: g.err}
 }
 
 // manual is testhook.Manual: a kernel without workers, driven by its

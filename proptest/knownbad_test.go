@@ -65,6 +65,12 @@ var (
 		MustPrint: []string{"--- FAIL: TestKernelStealsRunnextOnlyOnTheLastPass", "spec mismatch"}}
 )
 
+// byGroupProptest is the conformance of task groups, in a single-M
+// kernel, to spec.Groups.
+var byGroupProptest = mutant.Verifier{Name: "proptest", Pkg: "./proptest", Run: "^TestGroupsMatchSpec$",
+	Env:       []string{"RAPID_SHRINKTIME=1s"},
+	MustPrint: []string{"--- FAIL: TestGroupsMatchSpec", "spec mismatch"}}
+
 func TestKnownBadKernelsAreReported(t *testing.T) {
 	for _, c := range []struct {
 		m mutant.Mutant
@@ -78,6 +84,7 @@ func TestKnownBadKernelsAreReported(t *testing.T) {
 		// TestKernelMatchesSpec's random walk rarely reaches the state
 		// this bug needs (it took thousands of checks).
 		{mutant.Named("runnext-every-pass"), byKernelStealPasses},
+		{mutant.Named("limit-slot-never-taken"), byGroupProptest},
 	} {
 		t.Run(c.m.Name, func(t *testing.T) {
 			t.Parallel()

@@ -25,3 +25,5 @@ func TestKernelMatchesSpec(t *testing.T) { rapid.Check(t, CheckKernel) }
 func TestKernelStealsRunnextOnlyOnTheLastPass(t *testing.T) {
 	rapid.Check(t, CheckKernelStealPasses)
 }
+
+func TestGroupsMatchSpec(t *testing.T) { rapid.Check(t, CheckGroups) }

@@ -14,6 +14,10 @@
 //     runnext with inheritTime; Yield to the global tail; Park committed at
 //     the end of the run, and a Wake that comes first making the task run
 //     again at once; findRunnable's order with the 61-tick global check.
+//   - [Groups] specifies task groups (kernel.Group and Ctx.Join): the
+//     pending count, the first error, the limit's FIFO queue and active
+//     count, Join continuations (each starts once, when the joined group
+//     is done, and belongs to the joining task's group) and Wait.
 //   - [Ledger] and the Check functions are the invariants of the runtime
 //     reference, section 7, as executable checks that return a [*Violation]
 //     naming the invariant.

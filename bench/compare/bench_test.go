@@ -9,6 +9,9 @@ import (
 // (tokio's rt_multi_threaded benchmarks and a fib fork-join).
 const (
 	spawnTasks  = 10_000
+	fanOutTasks = 10_000
+	limitTasks  = 100_000
+	groupLimitN = 4
 	chainDepth  = 1_000
 	fibN        = 25
 	yieldTasks  = 200
@@ -24,6 +27,8 @@ func BenchmarkSpawnLocal(b *testing.B)   { benchWorkload(b, withIOWaiter(spawnLo
 func BenchmarkSpawnRemote(b *testing.B)  { benchWorkload(b, withIOWaiter(spawnRemote(spawnTasks))) }
 func BenchmarkChainedSpawn(b *testing.B) { benchWorkload(b, chainedSpawn(chainDepth)) }
 func BenchmarkForkJoinFib(b *testing.B)  { benchWorkload(b, forkJoinFib(fibN)) }
+func BenchmarkGroupFanOut(b *testing.B)  { benchWorkload(b, groupFanOut(fanOutTasks)) }
+func BenchmarkGroupLimit(b *testing.B)   { benchWorkload(b, groupLimit(limitTasks, groupLimitN)) }
 func BenchmarkYieldMany(b *testing.B)    { benchWorkload(b, yieldMany(yieldTasks, yieldCount)) }
 func BenchmarkPingPong(b *testing.B)     { benchWorkload(b, withIOWaiter(pingPong(pingHandoff))) }
 

@@ -69,6 +69,22 @@
 //     implementation, as p50-ns and p99-ns (its sec/op is meaningless).
 //  9. IdleCPU: process CPU time per idle second, cpu-ms/idle-s, of a
 //     started, warmed and then idle implementation.
+//  10. GroupFanOut: 10,000 tiny tasks added one by one to one task group
+//     from outside, then the group's Wait: a kernel Group (Go, Wait),
+//     errgroup, errgroup-limit (SetLimit(GOMAXPROCS)), conc-pool (an
+//     unlimited pool.Pool), conc-waitgroup, pond-group (a group of a pond
+//     pool of GOMAXPROCS workers), native (go and sync.WaitGroup.Go). A
+//     group is made per run (groups.go).
+//  11. GroupLimit: 100,000 tiny tasks added from outside to a group that
+//     runs at most 4 at once: kernel (SetLimit(4); Go queues in the
+//     group's FIFO), kernel-gowait (GoWait blocks for room), errgroup
+//     (SetLimit(4); Go blocks), pond (a pool of 4 workers; Submit
+//     queues), conc-pool (WithMaxGoroutines(4); Go blocks).
+//
+// ForkJoinFib also runs with task groups: kernel-group is the fork/join
+// of Group and Ctx.Join with no counter of its own (both halves are
+// tasks, three tasks per internal node), kernel-group-spine the same
+// with the continuation variants' shape (one spawn per internal node).
 //
 // YieldMany and PingPong have no pool version: pools neither yield nor
 // park a task.

@@ -24,6 +24,8 @@ import (
 // they report the fraction of spawns run inline as inline/task. So does
 // kernel-trygo, the kernel under the same policy with Ctx.TryGo, which
 // declines while every P is busy and the spawner's queue holds a task.
+// kernel-group and kernel-group-spine join with task groups instead of
+// frames (groupFib, groupFibSpine).
 func forkJoinFib(n int) workload {
 	const what = "ForkJoinFib"
 	w := workload{name: what, tasks: fibOf(n+1) - 1, want: fibOf(n)}
@@ -50,6 +52,16 @@ func forkJoinFib(n int) workload {
 			return s.wait()
 		}}
 	}})
+	w.variants = append(w.variants,
+		variant{"kernel-group", func(tb testing.TB) runner {
+			k := newKernel(tb)
+			return runner{k: k, run: groupFibRun(tb, k, n, groupFib)}
+		}},
+		variant{"kernel-group-spine", func(tb testing.TB) runner {
+			k := newKernel(tb)
+			return runner{k: k, run: groupFibRun(tb, k, n, groupFibSpine)}
+		}},
+	)
 	w.variants = append(w.variants, poolVariants(true, func(tb testing.TB, p goPool, _ int) runner {
 		s := &fibRun{l: newLatch(tb, what, nil)}
 		root := func() { s.poolNode(p, n, nil) }
@@ -59,6 +71,74 @@ func forkJoinFib(n int) workload {
 		}}
 	})...)
 	return w
+}
+
+// groupFibRun returns a run that computes fib(n) with node, a task of a
+// root group made per run, and waits for that group from outside.
+func groupFibRun(tb testing.TB, k *kernel.Kernel, n int, node func(*kernel.Kernel, int, *int64) func(*kernel.Ctx) error) func() int64 {
+	return func() int64 {
+		var out int64
+		root := k.NewGroup(nil)
+		if err := root.Go(node(k, n, &out)); err != nil {
+			tb.Fatalf("kernel Group.Go: %v", err)
+		}
+		if err := root.Wait(); err != nil {
+			tb.Fatalf("kernel Group.Wait: %v", err)
+		}
+		return out
+	}
+}
+
+// groupFib is fork/join with task groups and nothing hand-written: the
+// node fib(n) adds both halves as tasks of a new group and joins it; the
+// continuation sums them into out. The continuation belongs to the node's
+// own group, so the parent's Join waits for it. Each internal node costs
+// two spawns and one continuation task (three tasks where kernel spawns
+// one), a Group, and four closures.
+func groupFib(k *kernel.Kernel, n int, out *int64) func(*kernel.Ctx) error {
+	return func(c *kernel.Ctx) error {
+		if n < 2 {
+			*out = int64(n)
+			return nil
+		}
+		halves := new([2]int64)
+		g := k.NewGroup(nil)
+		g.Go(groupFib(k, n-1, &halves[0]))
+		g.Go(groupFib(k, n-2, &halves[1]))
+		c.Join(g, func(*kernel.Ctx, error) { *out = halves[0] + halves[1] })
+		return nil
+	}
+}
+
+// groupFibSpine is groupFib in the shape of the continuation variants: the
+// node spawns fib(n-1) and walks the fib(n-2) branch itself, spawning
+// fib(n-1) of every node on the way, all into one group, so that it
+// spawns one task per internal node, as kernel does. It then joins the
+// group once and sums fib(n) = fib(n-1) + fib(n-3) + ... + fib(n mod 2).
+// A task whose n >= 2 costs one continuation, a Group, a slice and its
+// closures.
+func groupFibSpine(k *kernel.Kernel, n int, out *int64) func(*kernel.Ctx) error {
+	return func(c *kernel.Ctx) error {
+		m := n
+		if m < 2 {
+			*out = int64(m)
+			return nil
+		}
+		vals := make([]int64, m/2)
+		g := k.NewGroup(nil)
+		for i := 0; m >= 2; i, m = i+1, m-2 {
+			g.Go(groupFibSpine(k, m-1, &vals[i]))
+		}
+		leaf := int64(m)
+		c.Join(g, func(*kernel.Ctx, error) {
+			sum := leaf
+			for _, v := range vals {
+				sum += v
+			}
+			*out = sum
+		})
+		return nil
+	}
 }
 
 // fibOf is the n-th Fibonacci number, fib(0) = 0, fib(1) = 1.

@@ -56,3 +56,20 @@ type Manual interface {
 	// included.
 	Local(p int) int
 }
+
+// GroupState is a group's state as GroupStateOf reads it.
+type GroupState struct {
+	Pending int64 // tasks added and not finished, queued ones included
+	Limited bool  // the group has had a limit
+	Active  int   // tasks counted against the limit, started and not finished
+	Queued  int   // functions in the limit's queue
+	Joins   int   // registered Join continuations
+	Waiters int   // blocked Waits
+	Err     error // the first error
+}
+
+// Filled by package kernel. g is a *kernel.Group.
+var (
+	// GroupStateOf reads g's state under its lock.
+	GroupStateOf func(g any) GroupState
+)

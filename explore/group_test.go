@@ -1,0 +1,165 @@
+//go:build vsched_explore
+
+package explore_test
+
+import (
+	"errors"
+	"os"
+	"testing"
+
+	"github.com/vsched/vsched/explore"
+	"github.com/vsched/vsched/internal/xsync"
+	"github.com/vsched/vsched/kernel"
+)
+
+// Models of task groups in the real kernel (two Ps, no monitor): the last
+// task of a group finishing races a Join being registered, a Go adding to
+// the group, and a Wait arriving. The group's protocol: a finishing task
+// stores its error, then decrements the pending count; the one that
+// brings it to 0 looks at it again under the group's lock and takes the
+// registered continuations and Waits; Join and Wait look at the count
+// under the same lock before they register. A continuation that is lost
+// leaves the Wait of the joining task's group blocked for ever, and a
+// Wait that is never woken stays blocked: the explorer reports either as
+// a deadlock. Every model ends with Shutdown, so that a continuation
+// started twice would run twice and be counted.
+
+// gtask is a model group task: it counts its runs and returns err.
+type gtask struct {
+	name string
+	err  error
+	runs xsync.Int32
+}
+
+func (t *gtask) fn(*kernel.Ctx) error {
+	t.runs.Add(1)
+	return t.err
+}
+
+// finished asserts that every task ran exactly once, as seen by a
+// continuation or a Wait that must come after them.
+func finished(what string, ts ...*gtask) {
+	for _, t := range ts {
+		n := t.runs.Load()
+		explore.Assertf(n == 1, "%s: task %s ran %d times, want once before", what, t.name, n)
+	}
+}
+
+// lastTaskVsJoin: a task of group parent joins group g while g's only
+// task, last, finishes with an error on the other P. The Join sees g busy
+// and registers, or sees it done and starts the continuation at once; the
+// continuation belongs to parent, whose Wait must return only after it
+// ran, once, after last, with last's error.
+func lastTaskVsJoin() {
+	k := newModelKernel(2)
+	parent, g := k.NewGroup(nil), k.NewGroup(nil)
+	boom := errors.New("boom")
+	last := &gtask{name: "last", err: boom}
+	var conts xsync.Int32
+	must(g.Go(last.fn))
+	must(parent.Go(func(c *kernel.Ctx) error {
+		c.Join(g, func(_ *kernel.Ctx, err error) {
+			finished("the continuation", last)
+			explore.Assertf(err == boom, "the continuation received %v, want the joined group's error", err)
+			conts.Add(1)
+		})
+		return nil
+	}))
+	err := parent.Wait()
+	explore.Assertf(err == nil, "the parent group's Wait: %v", err)
+	explore.Assertf(conts.Load() == 1, "the parent group's Wait returned with its continuation run %d times", conts.Load())
+	drain(k)
+	explore.Assertf(conts.Load() == 1, "the continuation ran %d times, want exactly once", conts.Load())
+}
+
+// lastTaskVsGo: a task of group parent adds second to group g and then
+// joins g, while g's first task finishes on the other P. first's end may
+// bring the count to 0 just before the Go raises it again: the group is
+// busy again, and the continuation, registered after second was added,
+// must wait for second too. The joining task then blocks (Ctx.Block,
+// its P handed off at once) until the continuation ran, so that the end
+// of first can go on after the Join without a second preemption, while
+// second waits in the joining task's P, which another M takes over.
+func lastTaskVsGo() {
+	k := newModelKernel(2, kernel.WithBlockHandoff(kernel.HandoffEager))
+	parent, g := k.NewGroup(nil), k.NewGroup(nil)
+	first, second := &gtask{name: "first"}, &gtask{name: "second"}
+	var conts xsync.Int32
+	var release xsync.Note
+	must(g.Go(first.fn))
+	must(parent.Go(func(c *kernel.Ctx) error {
+		must(g.Go(second.fn))
+		c.Join(g, func(_ *kernel.Ctx, err error) {
+			// Released even when an assertion fails: the failure then
+			// reaches the parent group's Wait as its error.
+			defer release.Wakeup()
+			conts.Add(1)
+			finished("the continuation", first, second)
+		})
+		c.Block(func() { release.Sleep() })
+		return nil
+	}))
+	err := parent.Wait()
+	explore.Assertf(err == nil, "the parent group's Wait: %v", err)
+	drain(k)
+	explore.Assertf(conts.Load() == 1, "the continuation ran %d times, want exactly once", conts.Load())
+}
+
+// lastTaskVsWait: the model's thread waits for a group whose only task
+// finishes with an error on a P: the Wait sees the group busy and blocks,
+// or sees it done; it must return after the task, with its error.
+func lastTaskVsWait() {
+	k := newModelKernel(2)
+	g := k.NewGroup(nil)
+	boom := errors.New("boom")
+	last := &gtask{name: "last", err: boom}
+	must(g.Go(last.fn))
+	err := g.Wait()
+	finished("Wait", last)
+	explore.Assertf(err == boom, "Wait returned %v, want the task's error", err)
+	drain(k)
+}
+
+func must(err error) {
+	explore.Assertf(err == nil, "%v", err)
+}
+
+// groupModels are the models of task groups, by name.
+var groupModels = []struct {
+	name  string
+	model func()
+}{
+	{"LastTaskVsJoin", lastTaskVsJoin},
+	{"LastTaskVsGo", lastTaskVsGo},
+	{"LastTaskVsWait", lastTaskVsWait},
+}
+
+// groupConfig is kernelConfig for the group models: bound 1 unless the
+// flag or VSCHED_MAX_PREEMPTIONS sets one, each search complete.
+func groupConfig() explore.Config {
+	cfg := explore.Config{MaxPreemptions: *kernelBound, MaxExecutions: *kernelExecutions}
+	if cfg.MaxPreemptions == 0 && os.Getenv("VSCHED_MAX_PREEMPTIONS") == "" {
+		cfg.MaxPreemptions = 1
+	}
+	return cfg
+}
+
+func TestGroupModels(t *testing.T) {
+	for _, gm := range groupModels {
+		t.Run(gm.name, func(t *testing.T) {
+			groupConfig().Check(t, gm.model)
+		})
+	}
+}
+
+// TestGroupModelsRC11 explores the group models under the weak memory
+// model, at the same bound and the default two stale choices.
+func TestGroupModelsRC11(t *testing.T) {
+	for _, gm := range groupModels {
+		t.Run(gm.name, func(t *testing.T) {
+			cfg := groupConfig()
+			cfg.Memory = explore.RC11
+			cfg.Check(t, gm.model)
+		})
+	}
+}

@@ -1,0 +1,631 @@
+package kernel
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+
+	"github.com/vsched/vsched/internal/xsync"
+)
+
+// A Group is a set of tasks that are waited for together: from a goroutine
+// outside the kernel with [Group.Wait], which blocks, and from inside a task
+// with [Ctx.Join], which blocks nothing and runs a continuation task once
+// the group is done. It keeps the first error of its tasks, cancels its
+// [Group.Context] at that error, and may limit how many of its tasks are
+// queued or running at once ([Group.SetLimit]). Make one with
+// [Kernel.NewGroup].
+//
+// A group is done whenever none of its tasks is queued, running or parked.
+// It may be reused: tasks added after it was done make it busy again, and a
+// Wait or Join then waits for them too. The first error is kept for the
+// group's whole life.
+//
+// A panic in a group task does not crash the program and does not reach
+// [WithPanicHandler]: the group recovers it, and it becomes the group's
+// error as a [*PanicError] with the value and the panicking task's stack, so
+// it reaches whoever waits (the group's first error, if it is the first).
+//
+// A group task is a task like any other: it may spawn, park, wait for I/O
+// and yield, and its function runs again from the top after each. Its
+// error counts from any run; the task is finished when a run asks for
+// none of those.
+type Group struct {
+	k *Kernel
+	// pending counts the tasks added and not finished, the queued ones
+	// of a limited group included. It is the only shared word of the
+	// hot path: Go adds, a finishing task takes away, and the one that
+	// brings it to 0 completes the group under mu.
+	pending xsync.Int64
+	// limited is set once SetLimit gave a limit: from then on Go and the
+	// finishing tasks keep active and queue under mu.
+	limited xsync.Uint32
+
+	mu     xsync.Mutex
+	err    error // the first error
+	parent context.Context
+	ctx    context.Context // made by Context, derived from parent
+	cancel context.CancelCauseFunc
+	limit  int // SetLimit's n; <= 0: none
+	// active counts the tasks that hold a slot of the limit, queued in
+	// the kernel or running: those started once the group had a limit
+	// (the task record's counted). A task started before holds none and
+	// gives none back.
+	active int
+	queue  []func(*Ctx) error
+	qhead  int
+	// The continuations of Joins and the blocked Waits, until the group
+	// is done. One Join is the usual case, so it needs no slice.
+	join1   joinReq
+	joins   []joinReq
+	waiters []*groupWaiter
+	// roomWaiters are the GoWaits blocked on the limit, FIFO.
+	roomWaiters []*groupWaiter
+}
+
+// A PanicError is the error a group keeps for a task that panicked.
+type PanicError struct {
+	Value any    // what the task panicked with
+	Stack []byte // the stack of the panicking task
+}
+
+// Error returns the panic's value and stack.
+func (e *PanicError) Error() string {
+	return fmt.Sprintf("kernel: a group task panicked: %v\n\n%s", e.Value, e.Stack)
+}
+
+// Unwrap returns the panic's value when it is an error, so that
+// errors.Is and errors.As see through the panic.
+func (e *PanicError) Unwrap() error {
+	err, _ := e.Value.(error)
+	return err
+}
+
+// NewGroup returns an empty group of tasks on k. Its context
+// ([Group.Context]) is derived from ctx; a nil ctx means
+// context.Background().
+func (k *Kernel) NewGroup(ctx context.Context) *Group {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	return &Group{k: k, parent: ctx}
+}
+
+// Go adds fn to the group as a new task. From inside a task of the same
+// kernel it spawns as [Ctx.Go] does (the child runs next on this P); from
+// any other goroutine as [Kernel.Go] does. It costs one atomic add beyond
+// the spawn and allocates nothing beyond the caller's closure.
+//
+// Over the group's limit ([Group.SetLimit]), Go does not start fn and
+// never blocks: fn waits in the group's FIFO queue, and the next of the
+// group's tasks to finish starts it. [Group.GoWait] is the Go that waits
+// for room instead, for a goroutine outside the kernel that must not let
+// the queue grow.
+//
+// Go returns [ErrNilFunc] for a nil fn, and [ErrClosed] from outside the
+// kernel once Shutdown or Close has been called; fn is then not added.
+func (g *Group) Go(fn func(*Ctx) error) error {
+	if fn == nil {
+		return ErrNilFunc
+	}
+	g.pending.Add(1)
+	counted := g.limited.Load() != 0
+	if counted && !g.admit(fn) {
+		return nil // queued
+	}
+	if err := g.start(g.k.taskM(), fn, counted); err != nil {
+		g.finishOne(nil, counted) // rolls back the count and the limit's slot
+		return err
+	}
+	return nil
+}
+
+// admit counts fn as active if the limit allows, else queues it. It
+// reports whether fn may start.
+func (g *Group) admit(fn func(*Ctx) error) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.limit > 0 && g.active >= g.limit {
+		g.queue = append(g.queue, fn)
+		return false
+	}
+	g.active++
+	return true
+}
+
+// start spawns fn as a task of g: on mp's P when mp is the calling task's
+// M, else onto the global queue. counted says whether it holds a slot of
+// g's limit.
+func (g *Group) start(mp *m, fn func(*Ctx) error, counted bool) error {
+	k := g.k
+	if mp != nil {
+		pp := mp.p
+		gp := k.gfget(pp)
+		gp.fn = runGroupTask
+		x := gp.extra()
+		x.grp, x.gfn, x.counted = g, fn, counted
+		k.stampReady(gp)
+		k.runqput(pp, gp, true)
+		pp.c.spawned++
+		k.wakep()
+		return nil
+	}
+	k.lock.Lock()
+	if k.state.Load() != stateRunning {
+		k.lock.Unlock()
+		return ErrClosed
+	}
+	gp := k.gfgetLocked()
+	gp.fn = runGroupTask
+	x := gp.extra()
+	x.grp, x.gfn, x.counted = g, fn, counted
+	k.stampReady(gp)
+	k.global.Put(gp)
+	k.remote++
+	k.lock.Unlock()
+	k.wakep()
+	return nil
+}
+
+// taskM returns the M of the calling goroutine when it runs a task that
+// holds a P, else nil.
+func (k *Kernel) taskM() *m {
+	var mp *m
+	if xsync.GetgCheap {
+		mp = k.callerMFast()
+	} else {
+		mp = k.callerM()
+	}
+	if mp == nil || mp.curg == nil || mp.p == nil {
+		return nil
+	}
+	return mp
+}
+
+// runGroupTask is the function of the record of every group task and
+// every Join continuation: it runs the task's own function and, when the
+// task is finished, finishes it in its group.
+func runGroupTask(c *Ctx) {
+	gp := c.g
+	x := gp.x
+	grp := x.grp
+	finished := false
+	if grp != nil {
+		defer func() {
+			if finished {
+				return
+			}
+			v := recover()
+			if v == nil {
+				return // runtime.Goexit: the kernel lets the M leave with it
+			}
+			// Recovered: the task is dead, whatever it asked for.
+			gp.yield, gp.parking = false, false
+			cancelWait(gp)
+			grp.setErr(&PanicError{Value: v, Stack: debug.Stack()})
+			grp.finishOne(c.m, x.counted)
+		}()
+	}
+	var err error
+	if x.then != nil {
+		x.then(c, x.joined.firstErr())
+	} else {
+		err = x.gfn(c)
+	}
+	finished = true
+	if grp == nil {
+		return // a continuation of a task outside any group
+	}
+	if err != nil {
+		grp.setErr(err)
+	}
+	if gp.yield || gp.parking || gp.waitAsked() {
+		return // it runs again
+	}
+	grp.finishOne(c.m, x.counted)
+}
+
+// setErr keeps err if it is the group's first, and cancels the group's
+// context with it.
+func (g *Group) setErr(err error) {
+	g.mu.Lock()
+	if g.err != nil {
+		g.mu.Unlock()
+		return
+	}
+	g.err = err
+	cancel := g.cancel
+	g.mu.Unlock()
+	if cancel != nil {
+		cancel(err)
+	}
+}
+
+// finishOne ends one task of g, or takes back the count of one that was
+// not started: a task that held a slot of the limit (counted) hands it to
+// the next queued function, and the task that brings pending to 0
+// completes the group. mp is the finishing task's M, nil outside the
+// kernel.
+func (g *Group) finishOne(mp *m, counted bool) {
+	if counted {
+		if fn := g.handOff(); fn != nil {
+			if err := g.start(mp, fn, true); err != nil {
+				// The kernel stopped: fn is dropped, as a queued
+				// task is by Close.
+				g.k.lock.Lock()
+				g.k.dropped++
+				g.k.lock.Unlock()
+				g.pending.Add(-1)
+			}
+		}
+	}
+	if g.pending.Add(-1) == 0 {
+		g.complete(mp)
+	}
+}
+
+// handOff is a finishing task's turn at the limit: it returns the next
+// queued function, which takes over the task's slot, or gives the slot
+// back.
+func (g *Group) handOff() func(*Ctx) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.qhead < len(g.queue) && (g.limit <= 0 || g.active <= g.limit) {
+		fn := g.queue[g.qhead]
+		g.queue[g.qhead] = nil
+		g.qhead++
+		if g.qhead == len(g.queue) {
+			g.queue, g.qhead = g.queue[:0], 0
+		}
+		return fn
+	}
+	g.active--
+	g.wakeRoomLocked()
+	return nil
+}
+
+// wakeRoomLocked wakes the first GoWait blocked on the limit when there
+// is room. Called with mu held.
+func (g *Group) wakeRoomLocked() {
+	if len(g.roomWaiters) > 0 && g.hasRoomLocked() {
+		w := g.roomWaiters[0]
+		g.roomWaiters[0] = nil
+		g.roomWaiters = g.roomWaiters[1:]
+		w.wake(waiterDone)
+	}
+}
+
+// hasRoomLocked reports whether a function added now would start at
+// once. Called with mu held.
+func (g *Group) hasRoomLocked() bool {
+	return g.limit <= 0 || g.active < g.limit && g.qhead == len(g.queue)
+}
+
+// GoWait is [Group.Go] for a goroutine outside the kernel that must not
+// let g's queue grow: when g is at its limit, or functions wait in its
+// queue, GoWait blocks until one of g's tasks finishes and there is room,
+// and then adds fn, which starts at once. Without a limit it is Go.
+// Inside a task it returns an error wrapping [ErrInTask] (a task never
+// blocks; it uses Go, which queues). GoWait returns [ErrNilFunc] for a nil
+// fn and [ErrClosed] when the kernel stops, before or while it waits.
+func (g *Group) GoWait(fn func(*Ctx) error) error {
+	if fn == nil {
+		return ErrNilFunc
+	}
+	k := g.k
+	if k.taskM() != nil {
+		return fmt.Errorf("kernel: Group.GoWait: %w", ErrInTask)
+	}
+	for {
+		g.mu.Lock()
+		if g.hasRoomLocked() {
+			counted := g.limited.Load() != 0
+			if counted {
+				g.active++
+			}
+			g.pending.Add(1)
+			g.mu.Unlock()
+			if err := g.start(nil, fn, counted); err != nil {
+				g.finishOne(nil, counted)
+				return err
+			}
+			return nil
+		}
+		w := &groupWaiter{}
+		g.roomWaiters = append(g.roomWaiters, w)
+		g.mu.Unlock()
+		if !k.addGroupWaiter(w) {
+			w.wake(waiterClosed)
+		}
+		w.note.Sleep()
+		k.removeGroupWaiter(w)
+		if w.state.Load() == waiterClosed {
+			g.mu.Lock()
+			g.roomWaiters = removeWaiter(g.roomWaiters, w)
+			g.mu.Unlock()
+			return ErrClosed
+		}
+	}
+}
+
+// complete runs when a finishing task brought pending to 0: unless a Go
+// made the group busy again meanwhile, it wakes the blocked Waits and
+// starts the Join continuations. Looking at pending again under mu, where
+// Wait and Join look at it before they register, is what makes a
+// registration either see 0 or be found here.
+func (g *Group) complete(mp *m) {
+	g.mu.Lock()
+	if g.pending.Load() != 0 {
+		g.mu.Unlock()
+		return
+	}
+	j1, js, ws := g.join1, g.joins, g.waiters
+	g.join1, g.joins, g.waiters = joinReq{}, nil, nil
+	g.mu.Unlock()
+	for _, w := range ws {
+		w.wake(waiterDone)
+	}
+	if j1.then != nil {
+		g.startJoin(mp, j1)
+	}
+	for _, j := range js {
+		g.startJoin(mp, j)
+	}
+}
+
+// joinReq is a registered Join: the continuation, and the group it
+// belongs to (the group of the task that called Join), if any, and
+// whether it holds a slot of that group's limit.
+type joinReq struct {
+	then    func(*Ctx, error)
+	grp     *Group
+	counted bool
+}
+
+// startJoin spawns a Join continuation: on mp's P, next, when the group
+// completed inside a task, else onto the global queue. A continuation
+// that finds the kernel stopped is dropped.
+func (g *Group) startJoin(mp *m, j joinReq) {
+	k := g.k
+	if mp != nil && mp.p != nil {
+		pp := mp.p
+		gp := k.gfget(pp)
+		gp.fn = runGroupTask
+		x := gp.extra()
+		x.grp, x.then, x.joined, x.counted = j.grp, j.then, g, j.counted
+		k.stampReady(gp)
+		k.runqput(pp, gp, true)
+		pp.c.spawned++
+		k.wakep()
+		return
+	}
+	k.lock.Lock()
+	if k.state.Load() == stateStopped {
+		k.dropped++
+		k.lock.Unlock()
+		return
+	}
+	gp := k.gfgetLocked()
+	gp.fn = runGroupTask
+	x := gp.extra()
+	x.grp, x.then, x.joined, x.counted = j.grp, j.then, g, j.counted
+	k.stampReady(gp)
+	k.globrunqputLocked(gp)
+	k.lock.Unlock()
+	k.wakep()
+}
+
+func (g *Group) firstErr() error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.err
+}
+
+// Join asks for then to run as a new task once g is done, with g's first
+// error (nil if none): how a task waits for its children. It blocks
+// nothing and holds no P meanwhile; the calling task goes on and may
+// return. If g is done already, then runs at once (next on this P).
+// Otherwise it runs on the P of the task that finished g last, next.
+// Each Join runs its continuation exactly once; several Joins on one
+// group each run theirs.
+//
+// When the calling task belongs to a group (it was added with [Group.Go],
+// or is itself a Join continuation of a task in a group), the
+// continuation belongs to that group too, from the moment of the Join: a
+// task that joins its own children keeps its parent group busy until
+// the children's results are in, so fork/join recursion needs no counter
+// of its own. The continuation of a Join on the caller's own group belongs
+// to no group (it would wait for itself). A continuation belongs to a
+// group over that group's limit, because the work it waits for has been
+// admitted already.
+//
+// A continuation whose group is still busy when the kernel stops never
+// runs. Join panics if then is nil or g belongs to another kernel.
+func (c *Ctx) Join(g *Group, then func(*Ctx, error)) {
+	mp := c.running("Join")
+	if then == nil {
+		panic("kernel: Ctx.Join with a nil function")
+	}
+	if g.k != mp.k {
+		panic("kernel: Ctx.Join on a group of another kernel")
+	}
+	j := joinReq{then: then}
+	if x := c.g.x; x != nil && x.grp != nil && x.grp != g {
+		j.grp = x.grp
+		j.grp.pending.Add(1)
+		if j.grp.limited.Load() != 0 {
+			j.counted = true
+			j.grp.mu.Lock()
+			j.grp.active++
+			j.grp.mu.Unlock()
+		}
+	}
+	g.mu.Lock()
+	if g.pending.Load() != 0 {
+		if g.join1.then == nil {
+			g.join1 = j
+		} else {
+			g.joins = append(g.joins, j)
+		}
+		g.mu.Unlock()
+		return
+	}
+	g.mu.Unlock()
+	g.startJoin(mp, j)
+}
+
+// The outcomes of a blocked Wait.
+const (
+	waiterBlocked = iota
+	waiterDone    // the group completed
+	waiterClosed  // the kernel stopped first
+)
+
+// groupWaiter is a blocked Wait: the group that completes, or the kernel
+// that stops, wakes it, whichever comes first.
+type groupWaiter struct {
+	state xsync.Uint32
+	note  xsync.Note
+}
+
+// wake ends the wait with outcome, if nothing ended it yet.
+func (w *groupWaiter) wake(outcome uint32) {
+	if w.state.Cas(waiterBlocked, outcome) {
+		w.note.Wakeup()
+	}
+}
+
+// Wait blocks until every task added to g has finished, and returns g's
+// first error (nil if none): a task's error or [*PanicError]. It is for
+// goroutines outside the kernel; a task waits with [Ctx.Join]. Inside a
+// task Wait returns an error wrapping [ErrInTask] at once (inside the
+// function of [Ctx.Block], which holds no P, it may block).
+//
+// When the kernel stops before g is done (Close drops queued tasks;
+// Shutdown does not wait for parked ones), Wait returns an error matching
+// [ErrClosed], joined with g's first error if there is one.
+func (g *Group) Wait() error {
+	k := g.k
+	if k.taskM() != nil {
+		return fmt.Errorf("kernel: Group.Wait: %w", ErrInTask)
+	}
+	g.mu.Lock()
+	if g.pending.Load() == 0 {
+		err := g.err
+		g.mu.Unlock()
+		return err
+	}
+	w := &groupWaiter{}
+	g.waiters = append(g.waiters, w)
+	g.mu.Unlock()
+
+	if !k.addGroupWaiter(w) {
+		w.wake(waiterClosed)
+	}
+	w.note.Sleep()
+	k.removeGroupWaiter(w)
+	g.mu.Lock()
+	g.waiters = removeWaiter(g.waiters, w)
+	err := g.err
+	g.mu.Unlock()
+	if w.state.Load() == waiterClosed {
+		return errors.Join(ErrClosed, err)
+	}
+	return err
+}
+
+func removeWaiter(ws []*groupWaiter, w *groupWaiter) []*groupWaiter {
+	for i, x := range ws {
+		if x == w {
+			last := len(ws) - 1
+			ws[i], ws[last] = ws[last], nil
+			return ws[:last]
+		}
+	}
+	return ws
+}
+
+// addGroupWaiter registers a blocked Wait or GoWait, to be released when
+// the kernel stops; it reports false when the kernel has stopped already.
+func (k *Kernel) addGroupWaiter(w *groupWaiter) bool {
+	k.lock.Lock()
+	defer k.lock.Unlock()
+	if k.state.Load() == stateStopped {
+		return false
+	}
+	k.groupWaiters = append(k.groupWaiters, w)
+	return true
+}
+
+func (k *Kernel) removeGroupWaiter(w *groupWaiter) {
+	k.lock.Lock()
+	k.groupWaiters = removeWaiter(k.groupWaiters, w)
+	k.lock.Unlock()
+}
+
+// releaseGroupWaitersLocked ends every blocked Wait once the kernel has
+// stopped: no task of theirs will run any more. Called with the lock held.
+func (k *Kernel) releaseGroupWaitersLocked() {
+	for _, w := range k.groupWaiters {
+		w.wake(waiterClosed)
+	}
+}
+
+// SetLimit limits g to n tasks queued in the kernel or running at once;
+// n <= 0 removes the limit. Functions added over the limit wait in g's
+// FIFO queue, and each task of g that finishes starts the next one: the
+// limit never blocks a task and never drops a function. A raised limit
+// starts queued functions at once. The limit counts the tasks added
+// once g first had a limit: the tasks added before (set the limit before
+// adding) run on and hold no slot. Once a group has had a limit, its Go
+// and its finishing tasks take g's lock, even after the limit is removed.
+func (g *Group) SetLimit(n int) {
+	g.mu.Lock()
+	g.limit = n
+	if n > 0 {
+		g.limited.Store(1)
+	}
+	var start []func(*Ctx) error
+	for g.qhead < len(g.queue) && (n <= 0 || g.active < n) {
+		start = append(start, g.queue[g.qhead])
+		g.queue[g.qhead] = nil
+		g.qhead++
+		g.active++
+	}
+	if g.qhead == len(g.queue) {
+		g.queue, g.qhead = g.queue[:0], 0
+	}
+	// Wake as many blocked GoWaits as there is room; each takes its
+	// slot itself, and one that finds none waits again.
+	for room := g.limit - g.active; len(g.roomWaiters) > 0 && (n <= 0 || room > 0); room-- {
+		w := g.roomWaiters[0]
+		g.roomWaiters[0] = nil
+		g.roomWaiters = g.roomWaiters[1:]
+		w.wake(waiterDone)
+	}
+	g.mu.Unlock()
+	mp := g.k.taskM()
+	for _, fn := range start {
+		if err := g.start(mp, fn, true); err != nil {
+			g.finishOne(nil, true)
+		}
+	}
+}
+
+// Context returns g's context: derived from the context given to
+// [Kernel.NewGroup], and cancelled, with the error as its cause, at g's
+// first error or panic. It is made at the first call; a group whose tasks
+// never look at it pays nothing for it. Like any derived context it holds
+// on to its parent's resources until the parent is done or g fails.
+func (g *Group) Context() context.Context {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.ctx == nil {
+		g.ctx, g.cancel = context.WithCancelCause(g.parent)
+		if g.err != nil {
+			g.cancel(g.err)
+		}
+	}
+	return g.ctx
+}

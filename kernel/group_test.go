@@ -1,0 +1,365 @@
+package kernel_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/vsched/vsched/kernel"
+)
+
+func newKernel(t *testing.T, opts ...kernel.Option) *kernel.Kernel {
+	t.Helper()
+	k, err := kernel.New(opts...)
+	require.NoError(t, err)
+	t.Cleanup(func() { k.Close() })
+	return k
+}
+
+func TestGroupWaitReturnsAfterEveryTaskWithTheFirstError(t *testing.T) {
+	k := newKernel(t, kernel.WithProcs(2))
+	g := k.NewGroup(nil)
+	first := errors.New("first")
+	var ran atomic.Int32
+	gate := make(chan struct{})
+	require.NoError(t, g.Go(func(*kernel.Ctx) error {
+		ran.Add(1)
+		return first
+	}))
+	for range 100 {
+		require.NoError(t, g.Go(func(*kernel.Ctx) error {
+			<-gate // blocks its worker; the test only needs the tasks unfinished
+			ran.Add(1)
+			return errors.New("later")
+		}))
+	}
+	close(gate)
+	err := g.Wait()
+	require.Equal(t, int32(101), ran.Load(), "Wait returned before every task finished")
+	// The first error to be stored is the first task's or a later one's,
+	// whichever finished first; it is kept for good.
+	require.Error(t, err)
+	require.Equal(t, err, g.Wait(), "a second Wait returns the same first error")
+}
+
+func TestGroupErrorCancelsTheContextWithTheErrorAsCause(t *testing.T) {
+	k := newKernel(t)
+	g := k.NewGroup(context.Background())
+	ctx := g.Context()
+	boom := errors.New("boom")
+	require.NoError(t, g.Go(func(*kernel.Ctx) error { return boom }))
+	require.ErrorIs(t, g.Wait(), boom)
+	<-ctx.Done()
+	require.ErrorIs(t, context.Cause(ctx), boom)
+	// A context asked for after the error is cancelled already.
+	require.ErrorIs(t, context.Cause(g.Context()), boom)
+}
+
+func TestGroupContextFollowsItsParent(t *testing.T) {
+	k := newKernel(t)
+	parent, cancel := context.WithCancel(context.Background())
+	g := k.NewGroup(parent)
+	cancel()
+	<-g.Context().Done()
+	require.NoError(t, g.Wait(), "an empty group has no error")
+}
+
+func TestGroupPanicBecomesItsErrorWithTheValueAndStack(t *testing.T) {
+	var handled atomic.Int32
+	k := newKernel(t, kernel.WithPanicHandler(func(any, []byte) { handled.Add(1) }))
+	g := k.NewGroup(nil)
+	require.NoError(t, g.Go(func(*kernel.Ctx) error { panic("kaboom") }))
+	err := g.Wait()
+	var pe *kernel.PanicError
+	require.ErrorAs(t, err, &pe)
+	require.Equal(t, "kaboom", pe.Value)
+	require.Contains(t, string(pe.Stack), "group_test.go", "the stack is the panicking task's")
+	require.Zero(t, handled.Load(), "a group task's panic goes to its group, not to the kernel's handler")
+	// The kernel goes on running tasks.
+	g2 := k.NewGroup(nil)
+	require.NoError(t, g2.Go(func(*kernel.Ctx) error { return nil }))
+	require.NoError(t, g2.Wait())
+}
+
+func TestGroupPanicWithAnErrorUnwrapsToIt(t *testing.T) {
+	k := newKernel(t)
+	g := k.NewGroup(nil)
+	boom := errors.New("boom")
+	require.NoError(t, g.Go(func(*kernel.Ctx) error { panic(boom) }))
+	require.ErrorIs(t, g.Wait(), boom)
+}
+
+func TestGroupWaitInsideATaskIsErrInTask(t *testing.T) {
+	k := newKernel(t)
+	g := k.NewGroup(nil)
+	got := make(chan error, 1)
+	require.NoError(t, k.Go(func(*kernel.Ctx) { got <- g.Wait() }))
+	require.ErrorIs(t, <-got, kernel.ErrInTask)
+}
+
+func TestGroupWaitInsideBlockMayBlock(t *testing.T) {
+	k := newKernel(t, kernel.WithProcs(1))
+	g := k.NewGroup(nil)
+	var child atomic.Bool
+	got := make(chan error, 1)
+	require.NoError(t, k.Go(func(c *kernel.Ctx) {
+		c.Block(func() {
+			// The P is free: the child runs while this goroutine waits.
+			if err := g.Go(func(*kernel.Ctx) error { child.Store(true); return nil }); err != nil {
+				got <- err
+				return
+			}
+			got <- g.Wait()
+		})
+	}))
+	require.NoError(t, <-got)
+	require.True(t, child.Load())
+}
+
+func TestGroupGoMisuse(t *testing.T) {
+	k := newKernel(t)
+	g := k.NewGroup(nil)
+	require.ErrorIs(t, g.Go(nil), kernel.ErrNilFunc)
+	require.NoError(t, g.Wait(), "a rejected Go adds nothing")
+	require.NoError(t, k.Shutdown(context.Background()))
+	require.ErrorIs(t, g.Go(func(*kernel.Ctx) error { return nil }), kernel.ErrClosed)
+	require.NoError(t, g.Wait(), "a rejected Go adds nothing")
+}
+
+func TestGroupWaitIsReleasedWhenTheKernelStopsFirst(t *testing.T) {
+	k := newKernel(t)
+	g := k.NewGroup(nil)
+	parked := make(chan struct{})
+	require.NoError(t, g.Go(func(c *kernel.Ctx) error {
+		c.Park() // never woken
+		close(parked)
+		return nil
+	}))
+	<-parked
+	done := make(chan error, 1)
+	go func() { done <- g.Wait() }()
+	require.NoError(t, k.Shutdown(context.Background()))
+	require.ErrorIs(t, <-done, kernel.ErrClosed)
+	require.ErrorIs(t, g.Wait(), kernel.ErrClosed, "a Wait after the kernel stopped does not block")
+}
+
+func TestGroupLimitBoundsTheRunningTasksAndKeepsFIFOOrder(t *testing.T) {
+	k := newKernel(t, kernel.WithProcs(4))
+	g := k.NewGroup(nil)
+	g.SetLimit(2)
+	var running, peak atomic.Int32
+	var mu sync.Mutex
+	var order []int
+	gate := make(chan struct{})
+	for i := range 50 {
+		require.NoError(t, g.Go(func(*kernel.Ctx) error {
+			n := running.Add(1)
+			for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
+			}
+			if i < 2 {
+				<-gate // hold both slots until every Go has queued
+			}
+			mu.Lock()
+			order = append(order, i)
+			mu.Unlock()
+			running.Add(-1)
+			return nil
+		}))
+	}
+	close(gate)
+	require.NoError(t, g.Wait())
+	require.LessOrEqual(t, peak.Load(), int32(2))
+	require.Len(t, order, 50)
+	// The queued functions started in the order they were added; with two
+	// slots, each finished no later than two places after its start.
+	for pos, i := range order {
+		require.LessOrEqual(t, i, pos+2, "order %v", order)
+	}
+}
+
+func TestGroupRaisedLimitStartsQueuedTasks(t *testing.T) {
+	k := newKernel(t, kernel.WithProcs(2))
+	g := k.NewGroup(nil)
+	g.SetLimit(1)
+	gate := make(chan struct{})
+	started := make(chan int, 3)
+	for i := range 3 {
+		require.NoError(t, g.Go(func(*kernel.Ctx) error {
+			started <- i
+			if i == 0 {
+				<-gate
+			}
+			return nil
+		}))
+	}
+	require.Equal(t, 0, <-started)
+	g.SetLimit(0) // no limit: the two queued start while the first holds on
+	require.ElementsMatch(t, []int{1, 2}, []int{<-started, <-started})
+	close(gate)
+	require.NoError(t, g.Wait())
+}
+
+func TestJoinRunsItsContinuationOnceWithTheFirstError(t *testing.T) {
+	k := newKernel(t, kernel.WithProcs(2))
+	boom := errors.New("boom")
+	got := make(chan error, 4)
+	require.NoError(t, k.Go(func(c *kernel.Ctx) {
+		g := k.NewGroup(nil)
+		for i := range 10 {
+			g.Go(func(*kernel.Ctx) error {
+				if i == 3 {
+					return boom
+				}
+				return nil
+			})
+		}
+		c.Join(g, func(_ *kernel.Ctx, err error) { got <- err })
+		c.Join(g, func(_ *kernel.Ctx, err error) { got <- err })
+	}))
+	require.ErrorIs(t, <-got, boom)
+	require.ErrorIs(t, <-got, boom)
+	require.NoError(t, k.Shutdown(context.Background()))
+	require.Empty(t, got, "a continuation ran more than once")
+}
+
+func TestJoinOnADoneGroupRunsAtOnce(t *testing.T) {
+	k := newKernel(t)
+	got := make(chan error, 2)
+	require.NoError(t, k.Go(func(c *kernel.Ctx) {
+		c.Join(k.NewGroup(nil), func(_ *kernel.Ctx, err error) { got <- err })
+	}))
+	require.NoError(t, <-got)
+	require.NoError(t, k.Shutdown(context.Background()))
+	require.Empty(t, got)
+}
+
+func TestGroupsForkJoinATree(t *testing.T) {
+	k := newKernel(t, kernel.WithProcs(4))
+	var out int
+	root := k.NewGroup(nil)
+	require.NoError(t, root.Go(fibTask(k, 20, &out)))
+	require.NoError(t, root.Wait())
+	require.Equal(t, 6765, out)
+}
+
+func TestJoinOnItsOwnGroupRunsAfterTheGroupIsDone(t *testing.T) {
+	k := newKernel(t, kernel.WithProcs(2))
+	g := k.NewGroup(nil)
+	var children atomic.Int32
+	got := make(chan int32, 2)
+	require.NoError(t, g.Go(func(c *kernel.Ctx) error {
+		for range 5 {
+			g.Go(func(*kernel.Ctx) error { children.Add(1); return nil })
+		}
+		c.Join(g, func(*kernel.Ctx, error) { got <- children.Load() })
+		return nil
+	}))
+	require.Equal(t, int32(5), <-got)
+	require.NoError(t, g.Wait())
+	require.NoError(t, k.Shutdown(context.Background()))
+	require.Empty(t, got)
+}
+
+func TestGroupTasksMayAddToTheirOwnGroup(t *testing.T) {
+	k := newKernel(t, kernel.WithProcs(2))
+	g := k.NewGroup(nil)
+	var count atomic.Int64
+	var spread func(depth int) func(*kernel.Ctx) error
+	spread = func(depth int) func(*kernel.Ctx) error {
+		return func(*kernel.Ctx) error {
+			count.Add(1)
+			if depth > 0 {
+				g.Go(spread(depth - 1))
+				g.Go(spread(depth - 1))
+			}
+			return nil
+		}
+	}
+	require.NoError(t, g.Go(spread(12)))
+	require.NoError(t, g.Wait())
+	require.Equal(t, int64(1<<13-1), count.Load())
+}
+
+func TestPanicErrorMessageNamesTheValue(t *testing.T) {
+	e := &kernel.PanicError{Value: "v", Stack: []byte("stack")}
+	require.True(t, strings.Contains(e.Error(), "v") && strings.Contains(e.Error(), "stack"))
+}
+
+func TestGroupGoWaitBlocksUntilThereIsRoom(t *testing.T) {
+	k := newKernel(t, kernel.WithProcs(2))
+	g := k.NewGroup(nil)
+	g.SetLimit(1)
+	gate := make(chan struct{})
+	var running, peak atomic.Int32
+	task := func(*kernel.Ctx) error {
+		n := running.Add(1)
+		for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
+		}
+		<-gate
+		running.Add(-1)
+		return nil
+	}
+	require.NoError(t, g.GoWait(task))
+	added := make(chan error, 1)
+	go func() { added <- g.GoWait(task) }()
+	gate <- struct{}{} // the first task finishes; the second GoWait gets its slot
+	require.NoError(t, <-added)
+	close(gate)
+	require.NoError(t, g.Wait())
+	require.Equal(t, int32(1), peak.Load())
+}
+
+func TestGroupGoWaitInsideATaskIsErrInTask(t *testing.T) {
+	k := newKernel(t)
+	g := k.NewGroup(nil)
+	got := make(chan error, 1)
+	require.NoError(t, k.Go(func(*kernel.Ctx) { got <- g.GoWait(func(*kernel.Ctx) error { return nil }) }))
+	require.ErrorIs(t, <-got, kernel.ErrInTask)
+}
+
+func TestGroupGoWaitIsReleasedWhenTheKernelStops(t *testing.T) {
+	k := newKernel(t)
+	g := k.NewGroup(nil)
+	g.SetLimit(1)
+	parked := make(chan struct{})
+	require.NoError(t, g.Go(func(c *kernel.Ctx) error {
+		c.Park() // never woken: holds the only slot
+		close(parked)
+		return nil
+	}))
+	<-parked
+	added := make(chan error, 1)
+	go func() { added <- g.GoWait(func(*kernel.Ctx) error { return nil }) }()
+	require.NoError(t, k.Shutdown(context.Background()))
+	require.ErrorIs(t, <-added, kernel.ErrClosed)
+}
+
+// TestGroupLimitCountsOnlyTheTasksAddedOnceItWasSet: a task added before
+// the group had a limit holds no slot, so its end hands none over. On one
+// P the order of the runs shows it: a task spawns two functions into a
+// group whose limit is 1; the second must wait in the group's queue until
+// the first finished. Had the early task's end given back a slot it never
+// took, both would be admitted, and the second, spawned into runnext last,
+// would run first.
+func TestGroupLimitCountsOnlyTheTasksAddedOnceItWasSet(t *testing.T) {
+	k := newKernel(t, kernel.WithProcs(1))
+	g := k.NewGroup(nil)
+	gate := make(chan struct{})
+	require.NoError(t, g.Go(func(*kernel.Ctx) error { <-gate; return nil }))
+	g.SetLimit(1)
+	close(gate) // the early task ends after the limit was set
+	require.NoError(t, g.Wait())
+	order := make(chan string, 2)
+	require.NoError(t, k.Go(func(c *kernel.Ctx) {
+		g.Go(func(*kernel.Ctx) error { order <- "first"; return nil })
+		g.Go(func(*kernel.Ctx) error { order <- "second"; return nil })
+	}))
+	require.Equal(t, "first", <-order, "the second function was admitted over the limit of 1")
+	require.Equal(t, "second", <-order)
+	require.NoError(t, g.Wait())
+}
