@@ -24,6 +24,7 @@ import (
 type TB interface {
 	Helper()
 	Fatalf(format string, args ...any)
+	Skipf(format string, args ...any)
 	TempDir() string
 	Cleanup(func())
 }
