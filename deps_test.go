@@ -47,8 +47,11 @@ var layers = map[string]pkgRule{
 	// Primitives. The explorer build of xsync hands every operation to the
 	// engine; testhook holds the hooks of the packages' tests.
 	"internal/xsync":    {imports: []string{"internal/explorer"}},
-	"internal/explorer": {},
+	"internal/explorer": {imports: []string{"internal/campaign"}},
 	"internal/testhook": {},
+	// campaign names the environment variables and flags that cmd/vsched
+	// and the verifiers share.
+	"internal/campaign": {},
 
 	// The implementation.
 	"runq":  {imports: []string{"internal/xsync", "internal/testhook", "golang.org/x/sys/cpu"}, schedState: true},
@@ -71,12 +74,12 @@ var layers = map[string]pkgRule{
 	// The verifiers.
 	"proptest":        {imports: []string{"internal/testhook", "kernel", "runq", "spec", "steal", "pgregory.net/rapid"}},
 	"fuzz":            {imports: []string{"proptest", "pgregory.net/rapid"}},
-	"linearizability": {imports: []string{"internal/testhook", "runq", "spec", "github.com/anishathalye/porcupine", "golang.org/x/sys/cpu"}},
+	"linearizability": {imports: []string{"internal/campaign", "internal/testhook", "runq", "spec", "github.com/anishathalye/porcupine", "golang.org/x/sys/cpu"}},
 	"explore":         {imports: []string{"internal/explorer", "internal/xsync", "internal/testhook", "kernel", "netpoll", "runq", "spec", "steal"}},
 	"internal/mutant": {},
 
 	// The tools and the examples.
-	"cmd/vsched":                        {imports: []string{"internal/mutant", "linearizability"}},
+	"cmd/vsched":                        {imports: []string{"internal/campaign", "internal/mutant"}},
 	"examples/internal/serve":           {imports: []string{"kernel", "netpoll"}},
 	"examples/internal/serve/servetest": {imports: []string{"kernel"}},
 	"examples/echo":                     {imports: []string{"examples/internal/serve", "kernel"}},
