@@ -57,8 +57,8 @@ type Group struct {
 	qhead  int
 	// The continuations of Joins and the blocked Waits, until the group
 	// is done. One Join is the usual case, so it needs no slice.
-	join1   joinReq
-	joins   []joinReq
+	join1   groupTask
+	joins   []groupTask
 	waiters []*groupWaiter
 	// roomWaiters are the GoWaits blocked on the limit, FIFO.
 	roomWaiters []*groupWaiter
@@ -134,38 +134,46 @@ func (g *Group) admit(fn func(*Ctx) error) bool {
 	return true
 }
 
-// start spawns fn as a task of g: on mp's P when mp is the calling task's
-// M, else onto the global queue. counted says whether it holds a slot of
-// g's limit.
+// start spawns fn as a task of g (see [Kernel.spawnGroupTask]). counted
+// says whether it holds a slot of g's limit.
 func (g *Group) start(mp *m, fn func(*Ctx) error, counted bool) error {
-	k := g.k
-	if mp != nil {
+	if !g.k.spawnGroupTask(mp, groupTask{grp: g, gfn: fn, counted: counted}) {
+		return ErrClosed
+	}
+	return nil
+}
+
+// spawnGroupTask makes t a new task: on mp's P, next, when mp is the
+// calling task's M and holds a P, else onto the global queue. From outside
+// a task it refuses a new group task once the kernel stops taking work,
+// and a Join continuation, which finishes work already admitted, only once
+// the kernel has stopped; it reports whether it made the task.
+func (k *Kernel) spawnGroupTask(mp *m, t groupTask) bool {
+	if mp != nil && mp.p != nil {
 		pp := mp.p
 		gp := k.gfget(pp)
 		gp.fn = runGroupTask
-		x := gp.extra()
-		x.grp, x.gfn, x.counted = g, fn, counted
+		gp.extra().groupTask = t
 		k.stampReady(gp)
 		k.runqput(pp, gp, true)
 		pp.c.spawned++
 		k.wakep()
-		return nil
+		return true
 	}
 	k.lock.Lock()
-	if k.state.Load() != stateRunning {
+	if st := k.state.Load(); st == stateStopped || st == stateDraining && t.then == nil {
 		k.lock.Unlock()
-		return ErrClosed
+		return false
 	}
 	gp := k.gfgetLocked()
 	gp.fn = runGroupTask
-	x := gp.extra()
-	x.grp, x.gfn, x.counted = g, fn, counted
+	gp.extra().groupTask = t
 	k.stampReady(gp)
 	k.global.Put(gp)
 	k.remote++
 	k.lock.Unlock()
 	k.wakep()
-	return nil
+	return true
 }
 
 // taskM returns the M of the calling goroutine when it runs a task that
@@ -361,7 +369,7 @@ func (g *Group) complete(mp *m) {
 		return
 	}
 	j1, js, ws := g.join1, g.joins, g.waiters
-	g.join1, g.joins, g.waiters = joinReq{}, nil, nil
+	g.join1, g.joins, g.waiters = groupTask{}, nil, nil
 	g.mu.Unlock()
 	for _, w := range ws {
 		w.wake(waiterDone)
@@ -374,46 +382,14 @@ func (g *Group) complete(mp *m) {
 	}
 }
 
-// joinReq is a registered Join: the continuation, and the group it
-// belongs to (the group of the task that called Join), if any, and
-// whether it holds a slot of that group's limit.
-type joinReq struct {
-	then    func(*Ctx, error)
-	grp     *Group
-	counted bool
-}
-
-// startJoin spawns a Join continuation: on mp's P, next, when the group
-// completed inside a task, else onto the global queue. A continuation
-// that finds the kernel stopped is dropped.
-func (g *Group) startJoin(mp *m, j joinReq) {
-	k := g.k
-	if mp != nil && mp.p != nil {
-		pp := mp.p
-		gp := k.gfget(pp)
-		gp.fn = runGroupTask
-		x := gp.extra()
-		x.grp, x.then, x.joined, x.counted = j.grp, j.then, g, j.counted
-		k.stampReady(gp)
-		k.runqput(pp, gp, true)
-		pp.c.spawned++
-		k.wakep()
-		return
+// startJoin spawns the continuation of a Join of g (see
+// [Kernel.spawnGroupTask]); one that finds the kernel stopped is dropped.
+func (g *Group) startJoin(mp *m, j groupTask) {
+	if !g.k.spawnGroupTask(mp, j) {
+		g.k.lock.Lock()
+		g.k.dropped++
+		g.k.lock.Unlock()
 	}
-	k.lock.Lock()
-	if k.state.Load() == stateStopped {
-		k.dropped++
-		k.lock.Unlock()
-		return
-	}
-	gp := k.gfgetLocked()
-	gp.fn = runGroupTask
-	x := gp.extra()
-	x.grp, x.then, x.joined, x.counted = j.grp, j.then, g, j.counted
-	k.stampReady(gp)
-	k.globrunqputLocked(gp)
-	k.lock.Unlock()
-	k.wakep()
 }
 
 func (g *Group) firstErr() error {
@@ -450,7 +426,7 @@ func (c *Ctx) Join(g *Group, then func(*Ctx, error)) {
 	if g.k != mp.k {
 		panic("kernel: Ctx.Join on a group of another kernel")
 	}
-	j := joinReq{then: then}
+	j := groupTask{then: then, joined: g}
 	if x := c.g.x; x != nil && x.grp != nil && x.grp != g {
 		j.grp = x.grp
 		j.grp.pending.Add(1)

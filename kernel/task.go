@@ -42,10 +42,15 @@ type gext struct {
 	pw  *pollproto.Waiter
 	err error // Ctx.WaitErr in this run
 
-	// A group task's group, and its function: gfn for one that Group.Go
-	// added, then for a Join continuation, which gets the first error of
-	// the group it joined. A continuation belongs to the group of the task
-	// that called Join, if any. All nil once the record is free.
+	groupTask
+}
+
+// groupTask is what the record of a group task or a Join continuation
+// holds: the task's group, if any, and its function, gfn for one that
+// [Group.Go] added, then for a continuation, which gets the first error of
+// the group it joined. A continuation belongs to the group of the task
+// that called Join, if any. All zero once the record is free.
+type groupTask struct {
 	grp    *Group
 	gfn    func(*Ctx) error
 	then   func(*Ctx, error)
@@ -407,7 +412,7 @@ func (k *Kernel) gdead(pp *p, gp *g) {
 	}
 	gp.fn, gp.kind, gp.readyAt = nil, nil, 0
 	if x := gp.x; x != nil && (x.grp != nil || x.joined != nil) {
-		x.grp, x.gfn, x.then, x.joined, x.counted = nil, nil, nil, nil, false
+		x.groupTask = groupTask{}
 	}
 	k.gfput(pp, gp)
 }
