@@ -171,9 +171,8 @@ func goTestBench(ctx context.Context, dir string, raw io.Writer, prog *progress,
 	return r, results, impl
 }
 
-// parseBenchResult recognizes a result line in the format benchstat reads,
-// "BenchmarkX/impl=y-2  1000  123.4 ns/op  8 B/op", and returns the
-// benchmark's name.
+// parseBenchResult returns the name in a result line that benchstat reads,
+// "BenchmarkX/impl=y-2  1000  123.4 ns/op  8 B/op".
 func parseBenchResult(line string) (string, bool) {
 	f := strings.Fields(line)
 	if len(f) < 4 || len(f)%2 != 0 || !strings.HasPrefix(f[0], "Benchmark") {

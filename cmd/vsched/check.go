@@ -126,8 +126,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	writeFailures(stdout, results)
 	writeSummary(stdout, results, total, v)
 	if *reportPath != "" {
-		// After an interrupt ctx is done, but the report still wants the
-		// machine's facts.
+		// After an interrupt the report still wants the machine's facts.
 		rep := newReport(context.WithoutCancel(ctx), c, results, start, total, v)
 		if err := writeReport(*reportPath, rep); err != nil {
 			fmt.Fprintf(stderr, "vsched check: writing the report: %v\n", err)
@@ -159,8 +158,7 @@ type phase struct {
 	target    string // the fuzz target, for a fuzzing phase
 }
 
-// run runs the selected phases in order, and stops after the one during
-// which ctx was cancelled.
+// run runs the selected phases in order, up to one cancelled by ctx.
 func (c *checker) run(ctx context.Context) []result {
 	var results []result
 	step := func(name string, plan func() phase) bool {

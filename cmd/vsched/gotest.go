@@ -209,8 +209,7 @@ func (t *tally) counts(live bool) string {
 	return s
 }
 
-// coverage counts the explorer's searches, complete and capped, or is ""
-// when there were none.
+// coverage counts the explorer's searches, complete and capped ("" if none).
 func coverage(complete, capped int) string {
 	if complete+capped == 0 {
 		return ""
@@ -220,8 +219,7 @@ func coverage(complete, capped int) string {
 	return fmt.Sprintf("%d complete, %d CAPPED", complete, capped)
 }
 
-// judge turns a finished go test run, which ended with runErr, into a
-// phase's result.
+// judge makes a phase's result of a go test run that ended with runErr.
 func (t *tally) judge(runErr error) result {
 	r := result{verdict: pass, summary: t.String(), complete: t.complete, cappedIn: t.capped, failures: t.failures}
 	switch {

@@ -98,8 +98,7 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w)
 }
 
-// newFlags returns the flag set of a command, whose -h prints doc and the
-// flags.
+// newFlags returns a command's flag set, whose -h prints doc and the flags.
 func newFlags(name, doc string, out io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(out)
@@ -216,8 +215,7 @@ func goCommand(ctx context.Context, dir string, env []string, args ...string) *e
 	return cmd
 }
 
-// runCommand runs cmd and, after a cancellation, removes whatever it left
-// running.
+// runCommand runs cmd and, after a cancellation, kills what it left running.
 func runCommand(ctx context.Context, cmd *exec.Cmd) error {
 	err := cmd.Run()
 	if ctx.Err() != nil {

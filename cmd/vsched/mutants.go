@@ -9,6 +9,7 @@ import (
 	"os"
 	"path"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -32,9 +33,8 @@ type mutantVerifier struct {
 	slow bool // runs on real cores for a fixed time or explores a large bound; -fast leaves it out
 }
 
-// mutantVerifiers is the suite each mutant faces, cheapest first. The
-// explore package is split in three, so that a runq mutant does not wait
-// for the kernel models to pass before the scenarios that kill it run; its
+// mutantVerifiers is the suite each mutant faces, cheapest first. explore
+// is split so that a runq mutant does not wait for the kernel models; its
 // fast part leaves out the tokio port's unbounded run (half a minute).
 func mutantVerifiers() []mutantVerifier {
 	const explore = "vsched_explore"
@@ -55,10 +55,6 @@ func mutantVerifiers() []mutantVerifier {
 	}
 }
 
-// verifierTimeout bounds one verifier run: a mutant that makes a test hang
-// is killed by the timeout.
-const verifierTimeout = "3m"
-
 const mutantsDoc = `usage: vsched mutants [-run regexp] [-fast] [-all] [-markdown] [-v]
 
 mutants substitutes each seeded bug of ` + mutant.PatchDir + ` for the
@@ -67,6 +63,8 @@ without it, until one fails: first the one its patch names in an Expect:
 line, then the others cheapest first. It prints which verifier killed each
 mutant, and exits 1 if a mutant survived (unless its patch says it is
 equivalent), was killed but not as its patch expects, or does not build.
+It runs GOMAXPROCS mutants at once (the baseline's verifiers too) and
+reports them in order.
 `
 
 // mutantOutcome is what the campaign found for one mutant.
@@ -76,6 +74,22 @@ type mutantOutcome struct {
 	killers []string
 	killIn  time.Duration // the first killing verifier's run
 	detail  string        // the failing test, or why the mutant is broken or skipped
+	dur     time.Duration // the mutant's whole run
+}
+
+// result is o's line in the campaign's progress.
+func (o mutantOutcome) result() result {
+	r := result{phase: o.m.Name, verdict: pass, summary: o.verdict, dur: o.dur}
+	if !o.ok() {
+		r.verdict = fail
+	}
+	if len(o.killers) > 0 {
+		r.summary += " by " + strings.Join(o.killers, ", ") + " in " + formatDuration(o.killIn)
+	}
+	if o.detail != "" {
+		r.summary += ": " + o.detail
+	}
+	return r
 }
 
 func (o mutantOutcome) ok() bool {
@@ -115,7 +129,7 @@ func runMutants(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	}
 
 	start := time.Now()
-	mc := &mutantCampaign{root: root, tmp: tmp, fast: *fast, all: *all, verbose: *verbose, prog: newProgress(stdout)}
+	mc := &mutantCampaign{root: root, tmp: tmp, fast: *fast, all: *all, verbose: *verbose, jobs: runtime.GOMAXPROCS(0), prog: newProgress(stdout)}
 	if err := mc.findDeps(ctx); err != nil {
 		mc.prog.close()
 		return complain(stderr, exitFail, "vsched mutants: %v", err)
@@ -136,12 +150,12 @@ func runMutants(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return exitFail
 	}
 	var outcomes []mutantOutcome
-	for _, m := range mutants {
-		if ctx.Err() != nil {
-			break
-		}
-		outcomes = append(outcomes, mc.runMutant(ctx, m))
-	}
+	inOrder(ctx, len(mutants), mc.jobs, func(i int) mutantOutcome { return mc.runMutant(ctx, mutants[i]) },
+		func(i int) { mc.prog.begin(mutants[i].Name) },
+		func(i int, o mutantOutcome) {
+			mc.prog.end(o.result())
+			outcomes = append(outcomes, o)
+		})
 	mc.prog.close()
 	writeKillTable(stdout, outcomes, *markdown)
 	fmt.Fprintln(stdout, baseLine)
@@ -187,10 +201,11 @@ func verifierOrder(m mutant.Mutant) []mutantVerifier {
 	return vs
 }
 
-// mutantCampaign runs the suite against the mutants, one at a time.
+// mutantCampaign runs the suite against the mutants.
 type mutantCampaign struct {
 	root, tmp          string // tmp holds the overlays and the verifiers' artifacts
 	fast, all, verbose bool
+	jobs               int // mutants (or baseline verifiers) run at once
 	prog               *progress
 	// deps maps a verifier's name to the packages its tests import,
 	// directly or not: a verifier whose tests do not import the mutated
@@ -220,11 +235,11 @@ func (mc *mutantCampaign) relevant(v mutantVerifier, m mutant.Mutant) bool {
 	return !(v.slow && mc.fast) && (v.pkgs == nil || mc.deps[v.name][path.Join(modulePath, m.Pkg())])
 }
 
-// baseline runs, on the unmutated code, every verifier that some of the
-// mutants will face; one that tests the mutated package itself runs on
-// each package the mutants touch, alone (a package of the explorer build
-// only would make go test refuse the others too). It returns the names of
-// those that passed and the symptom and output of those that failed.
+// baseline runs every verifier that some mutant will face on the unmutated
+// code; one that tests the mutated package itself runs on each package the
+// mutants touch, alone (a package of the explorer build only would make go
+// test refuse the others). It returns the names of those that passed, and
+// the symptom and output of those that failed.
 func (mc *mutantCampaign) baseline(ctx context.Context, mutants []mutant.Mutant) (passed []string, failed map[string]string) {
 	start := time.Now()
 	mc.prog.begin("baseline")
@@ -235,26 +250,29 @@ func (mc *mutantCampaign) baseline(ctx context.Context, mutants []mutant.Mutant)
 			own = append(own, []string{p})
 		}
 	}
-	for _, v := range mutantVerifiers() {
-		if !slices.ContainsFunc(mutants, func(m mutant.Mutant) bool { return mc.relevant(v, m) }) {
-			continue
-		}
-		mc.prog.status(v.name)
-		runs := [][]string{v.pkgs}
-		if v.pkgs == nil {
+	vs := slices.DeleteFunc(mutantVerifiers(), func(v mutantVerifier) bool {
+		return !slices.ContainsFunc(mutants, func(m mutant.Mutant) bool { return mc.relevant(v, m) })
+	})
+	inOrder(ctx, len(vs), mc.jobs, func(i int) (how string) { // how vs[i] fails, or ""
+		runs := [][]string{vs[i].pkgs}
+		if vs[i].pkgs == nil {
 			runs = own
 		}
 		for _, pkgs := range runs {
-			if killed, how, out := mc.goTest(ctx, v, pkgs, ""); ctx.Err() != nil {
-				return passed, failed
-			} else if killed || how != "" {
-				failed[v.name] = how + "\n    " + strings.ReplaceAll(strings.TrimRight(out, "\n"), "\n", "\n    ")
-				break
+			if killed, how, out := mc.goTest(ctx, vs[i], pkgs, ""); ctx.Err() == nil && (killed || how != "") {
+				return how + "\n    " + strings.ReplaceAll(strings.TrimRight(out, "\n"), "\n", "\n    ")
 			}
 		}
-		if failed[v.name] == "" {
-			passed = append(passed, v.name)
+		return ""
+	}, func(i int) { mc.prog.status(vs[i].name) }, func(i int, how string) {
+		if how != "" {
+			failed[vs[i].name] = how
+		} else {
+			passed = append(passed, vs[i].name)
 		}
+	})
+	if ctx.Err() != nil {
+		return passed, failed
 	}
 	r := result{phase: "baseline", verdict: pass, summary: plural(len(passed), "verifier") + " pass", dur: time.Since(start)}
 	if len(failed) > 0 {
@@ -264,23 +282,11 @@ func (mc *mutantCampaign) baseline(ctx context.Context, mutants []mutant.Mutant)
 	return passed, failed
 }
 
+// runMutant runs the suite against m.
 func (mc *mutantCampaign) runMutant(ctx context.Context, m mutant.Mutant) (o mutantOutcome) {
 	o.m = m
-	mc.prog.begin(m.Name)
 	start := time.Now()
-	defer func() {
-		r := result{phase: m.Name, verdict: pass, summary: o.verdict, dur: time.Since(start)}
-		if !o.ok() {
-			r.verdict = fail
-		}
-		if len(o.killers) > 0 {
-			r.summary += " by " + strings.Join(o.killers, ", ") + " in " + formatDuration(o.killIn)
-		}
-		if o.detail != "" {
-			r.summary += ": " + o.detail
-		}
-		mc.prog.end(r)
-	}()
+	defer func() { o.dur = time.Since(start) }()
 	if v, ok := verifierNamed(m.Expect); ok && v.slow && mc.fast {
 		o.verdict, o.detail = "skipped", "expects the slow verifier "+m.Expect
 		return o
@@ -330,6 +336,33 @@ func (mc *mutantCampaign) build(ctx context.Context, m mutant.Mutant, overlay st
 	return nil
 }
 
+// inOrder calls run(0) to run(n-1), jobs at a time, and hands the results
+// to done in index order, calling begin(i) as it starts to wait for run i.
+// Once ctx is done no run starts, and done sees none after the first that
+// did not.
+func inOrder[T any](ctx context.Context, n, jobs int, run func(i int) T, begin func(i int), done func(i int, r T)) {
+	slots, results := make(chan struct{}, jobs), make([]chan T, n)
+	for i := range results {
+		results[i] = make(chan T, 1)
+		go func() {
+			slots <- struct{}{}
+			if ctx.Err() == nil {
+				results[i] <- run(i)
+			}
+			close(results[i]) // a receive still gets the result first
+			<-slots
+		}()
+	}
+	for i, c := range results {
+		begin(i)
+		r, ok := <-c
+		if !ok {
+			return
+		}
+		done(i, r)
+	}
+}
+
 // killers runs the verifiers against the mutant in order until one kills
 // it (every one with -all), recording them in o.
 func (mc *mutantCampaign) killers(ctx context.Context, o *mutantOutcome, overlay string) {
@@ -369,7 +402,7 @@ func (mc *mutantCampaign) killers(ctx context.Context, o *mutantOutcome, overlay
 // reports whether v failed, how (the first failed test, or the panic, or
 // BROKEN when its tests did not build), and v's output.
 func (mc *mutantCampaign) goTest(ctx context.Context, v mutantVerifier, own []string, overlay string) (failed bool, how, out string) {
-	args := []string{"test", "-count=1", "-failfast", "-timeout", verifierTimeout, "-tags", v.tags}
+	args := []string{"test", "-count=1", "-failfast", "-timeout", "3m", "-tags", v.tags} // a hang is a kill
 	if overlay != "" {
 		args = append(args, "-overlay", overlay)
 	}

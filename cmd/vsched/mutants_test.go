@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/vsched/vsched/internal/mutant"
@@ -181,5 +182,56 @@ func TestTheExpectedVerifierRunsFirstAndTheRestCheapestFirst(t *testing.T) {
 		if got[0] != want || !slices.Equal(got[1:], rest) {
 			t.Errorf("Expect: %s gives %q, want %s first, then %q", want, got, want, rest)
 		}
+	}
+}
+
+// TestInOrderReportsInIndexOrderWhateverOrderTheRunsEnd: run i waits until
+// run i+1 has ended, so that the runs end in reverse order; done must
+// still see 0, 1, 2, 3, each with its own result, and at most jobs runs
+// are under way at once.
+func TestInOrderReportsInIndexOrderWhateverOrderTheRunsEnd(t *testing.T) {
+	const n, jobs = 4, 4
+	ended := make([]chan struct{}, n+1)
+	for i := range ended {
+		ended[i] = make(chan struct{})
+	}
+	close(ended[n])
+	var running, most atomic.Int32
+	var order []int
+	inOrder(context.Background(), n, jobs, func(i int) int {
+		if r := running.Add(1); r > most.Load() {
+			most.Store(r)
+		}
+		<-ended[i+1]
+		running.Add(-1)
+		close(ended[i])
+		return 10 * i
+	}, func(int) {}, func(i, r int) {
+		if r != 10*i {
+			t.Errorf("result %d: got %d, want %d", i, r, 10*i)
+		}
+		order = append(order, i)
+	})
+	if !slices.Equal(order, []int{0, 1, 2, 3}) {
+		t.Errorf("done saw %v, want [0 1 2 3]", order)
+	}
+	if most.Load() > jobs {
+		t.Errorf("%d runs at once, want at most %d", most.Load(), jobs)
+	}
+}
+
+// TestInOrderStartsNothingOnceCancelled: with one job and the context
+// cancelled by the first run, no other run starts, and done sees at most
+// that run.
+func TestInOrderStartsNothingOnceCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var ran, seen []int
+	inOrder(ctx, 3, 1, func(i int) int {
+		ran = append(ran, i)
+		cancel()
+		return i
+	}, func(int) {}, func(i, _ int) { seen = append(seen, i) })
+	if len(ran) != 1 || len(seen) > 1 || len(seen) == 1 && seen[0] != ran[0] {
+		t.Errorf("ran %v, done saw %v; want one run, and done to see at most it", ran, seen)
 	}
 }
