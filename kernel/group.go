@@ -42,9 +42,21 @@ type Group struct {
 	// finishing tasks keep active and queue under mu.
 	limited xsync.Uint32
 
-	mu     xsync.Mutex
-	err    error // the first error
-	parent context.Context
+	mu  xsync.Mutex
+	err error // the first error
+	// The continuation of the first Join, until the group is done: one
+	// Join is the usual case.
+	join1 joinReq
+	// What only some groups use, made under mu by the first call that
+	// needs it (moreLocked): fork/join allocates only the fields above,
+	// 80 bytes. Its fields are read where it exists: once the group has
+	// had a limit, or on a path that made it.
+	*groupMore
+}
+
+// groupMore is a Group's state beyond its first Join.
+type groupMore struct {
+	parent context.Context // NewGroup's ctx, when not context.Background()
 	ctx    context.Context // made by Context, derived from parent
 	cancel context.CancelCauseFunc
 	limit  int // SetLimit's n; <= 0: none
@@ -55,13 +67,30 @@ type Group struct {
 	active int
 	queue  []func(*Ctx) error
 	qhead  int
-	// The continuations of Joins and the blocked Waits, until the group
-	// is done. One Join is the usual case, so it needs no slice.
-	join1   groupTask
-	joins   []groupTask
+	// The continuations of the Joins after the first, and the blocked
+	// Waits, until the group is done.
+	joins   []joinReq
 	waiters []*groupWaiter
 	// roomWaiters are the GoWaits blocked on the limit, FIFO.
 	roomWaiters []*groupWaiter
+}
+
+// moreLocked returns g's groupMore, making it the first time. Called with
+// mu held.
+func (g *Group) moreLocked() *groupMore {
+	if g.groupMore == nil {
+		g.groupMore = &groupMore{parent: context.Background()}
+	}
+	return g.groupMore
+}
+
+// joinReq is a registered Join: the continuation, and the group it
+// belongs to (the group of the task that called Join), if any, and
+// whether it holds a slot of that group's limit.
+type joinReq struct {
+	then    func(*Ctx, error)
+	grp     *Group
+	counted bool
 }
 
 // A PanicError is the error a group keeps for a task that panicked.
@@ -86,10 +115,11 @@ func (e *PanicError) Unwrap() error {
 // ([Group.Context]) is derived from ctx; a nil ctx means
 // context.Background().
 func (k *Kernel) NewGroup(ctx context.Context) *Group {
-	if ctx == nil {
-		ctx = context.Background()
+	g := &Group{k: k}
+	if ctx != nil && ctx != context.Background() {
+		g.groupMore = &groupMore{parent: ctx}
 	}
-	return &Group{k: k, parent: ctx}
+	return g
 }
 
 // Go adds fn to the group as a new task. From inside a task of the same
@@ -153,7 +183,7 @@ func (k *Kernel) spawnGroupTask(mp *m, t groupTask) bool {
 		pp := mp.p
 		gp := k.gfget(pp)
 		gp.fn = runGroupTask
-		gp.extra().groupTask = t
+		gp.extra().setGroupTask(t)
 		k.stampReady(gp)
 		k.runqput(pp, gp, true)
 		pp.c.spawned++
@@ -167,7 +197,7 @@ func (k *Kernel) spawnGroupTask(mp *m, t groupTask) bool {
 	}
 	gp := k.gfgetLocked()
 	gp.fn = runGroupTask
-	gp.extra().groupTask = t
+	gp.extra().setGroupTask(t)
 	k.stampReady(gp)
 	k.global.Put(gp)
 	k.remote++
@@ -243,7 +273,10 @@ func (g *Group) setErr(err error) {
 		return
 	}
 	g.err = err
-	cancel := g.cancel
+	var cancel context.CancelCauseFunc
+	if g.groupMore != nil {
+		cancel = g.cancel
+	}
 	g.mu.Unlock()
 	if cancel != nil {
 		cancel(err)
@@ -327,6 +360,7 @@ func (g *Group) GoWait(fn func(*Ctx) error) error {
 	}
 	for {
 		g.mu.Lock()
+		g.moreLocked()
 		if g.hasRoomLocked() {
 			counted := g.limited.Load() != 0
 			if counted {
@@ -368,8 +402,14 @@ func (g *Group) complete(mp *m) {
 		g.mu.Unlock()
 		return
 	}
-	j1, js, ws := g.join1, g.joins, g.waiters
-	g.join1, g.joins, g.waiters = groupTask{}, nil, nil
+	j1 := g.join1
+	g.join1 = joinReq{}
+	var js []joinReq
+	var ws []*groupWaiter
+	if g.groupMore != nil {
+		js, ws = g.joins, g.waiters
+		g.joins, g.waiters = nil, nil
+	}
 	g.mu.Unlock()
 	for _, w := range ws {
 		w.wake(waiterDone)
@@ -384,8 +424,8 @@ func (g *Group) complete(mp *m) {
 
 // startJoin spawns the continuation of a Join of g (see
 // [Kernel.spawnGroupTask]); one that finds the kernel stopped is dropped.
-func (g *Group) startJoin(mp *m, j groupTask) {
-	if !g.k.spawnGroupTask(mp, j) {
+func (g *Group) startJoin(mp *m, j joinReq) {
+	if !g.k.spawnGroupTask(mp, groupTask{grp: j.grp, then: j.then, joined: g, counted: j.counted}) {
 		g.k.lock.Lock()
 		g.k.dropped++
 		g.k.lock.Unlock()
@@ -426,7 +466,7 @@ func (c *Ctx) Join(g *Group, then func(*Ctx, error)) {
 	if g.k != mp.k {
 		panic("kernel: Ctx.Join on a group of another kernel")
 	}
-	j := groupTask{then: then, joined: g}
+	j := joinReq{then: then}
 	if x := c.g.x; x != nil && x.grp != nil && x.grp != g {
 		j.grp = x.grp
 		j.grp.pending.Add(1)
@@ -442,7 +482,8 @@ func (c *Ctx) Join(g *Group, then func(*Ctx, error)) {
 		if g.join1.then == nil {
 			g.join1 = j
 		} else {
-			g.joins = append(g.joins, j)
+			m := g.moreLocked()
+			m.joins = append(m.joins, j)
 		}
 		g.mu.Unlock()
 		return
@@ -493,7 +534,8 @@ func (g *Group) Wait() error {
 		return err
 	}
 	w := &groupWaiter{}
-	g.waiters = append(g.waiters, w)
+	m := g.moreLocked()
+	m.waiters = append(m.waiters, w)
 	g.mu.Unlock()
 
 	if !k.addGroupWaiter(w) {
@@ -558,7 +600,7 @@ func (k *Kernel) releaseGroupWaitersLocked() {
 // and its finishing tasks take g's lock, even after the limit is removed.
 func (g *Group) SetLimit(n int) {
 	g.mu.Lock()
-	g.limit = n
+	g.moreLocked().limit = n
 	if n > 0 {
 		g.limited.Store(1)
 	}
@@ -597,7 +639,7 @@ func (g *Group) SetLimit(n int) {
 func (g *Group) Context() context.Context {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.ctx == nil {
+	if g.moreLocked().ctx == nil {
 		g.ctx, g.cancel = context.WithCancelCause(g.parent)
 		if g.err != nil {
 			g.cancel(g.err)

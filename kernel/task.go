@@ -59,6 +59,26 @@ type groupTask struct {
 	counted bool
 }
 
+// setGroupTask makes t the record's group task. It writes only the words
+// that change: a record comes from the free list with them zero and goes
+// back with them zero, and a copy of the whole struct costs a bulk write
+// barrier while the garbage collector runs.
+func (x *gext) setGroupTask(t groupTask) {
+	if x.grp != t.grp {
+		x.grp = t.grp
+	}
+	if x.gfn != nil || t.gfn != nil {
+		x.gfn = t.gfn
+	}
+	if x.then != nil || t.then != nil {
+		x.then = t.then
+	}
+	if x.joined != t.joined {
+		x.joined = t.joined
+	}
+	x.counted = t.counted
+}
+
 // extra returns gp's rarer state, making it the first time.
 func (gp *g) extra() *gext {
 	if gp.x == nil {
@@ -412,7 +432,7 @@ func (k *Kernel) gdead(pp *p, gp *g) {
 	}
 	gp.fn, gp.kind, gp.readyAt = nil, nil, 0
 	if x := gp.x; x != nil && (x.grp != nil || x.joined != nil) {
-		x.groupTask = groupTask{}
+		x.setGroupTask(groupTask{})
 	}
 	k.gfput(pp, gp)
 }

@@ -21,12 +21,15 @@ func init() {
 func (g *Group) state() testhook.GroupState {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	joins := len(g.joins)
+	st := testhook.GroupState{Pending: g.pending.Load(), Limited: g.limited.Load() != 0, Err: g.err}
 	if g.join1.then != nil {
-		joins++
+		st.Joins++
 	}
-	return testhook.GroupState{Pending: g.pending.Load(), Limited: g.limited.Load() != 0, Active: g.active,
-		Queued: len(g.queue) - g.qhead, Joins: joins, Waiters: len(g.waiters), Err: g.err}
+	if m := g.groupMore; m != nil {
+		st.Active, st.Queued, st.Waiters = m.active, len(m.queue)-m.qhead, len(m.waiters)
+		st.Joins += len(m.joins)
+	}
+	return st
 }
 
 // manual is testhook.Manual: a kernel without workers, driven by its
