@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -60,11 +61,10 @@ const mutantsDoc = `usage: vsched mutants [-run regexp] [-fast] [-all] [-markdow
 mutants substitutes each seeded bug of ` + mutant.PatchDir + ` for the
 real file (go build -overlay) and runs the verifiers, which must all pass
 without it, until one fails: first the one its patch names in an Expect:
-line, then the others cheapest first. It prints which verifier killed each
-mutant, and exits 1 if a mutant survived (unless its patch says it is
-equivalent), was killed but not as its patch expects, or does not build.
-It runs GOMAXPROCS mutants at once (the baseline's verifiers too) and
-reports them in order.
+line, then the others cheapest first; GOMAXPROCS mutants at once. It
+prints which verifier killed each mutant, and exits 1 if a mutant survived
+(unless its patch says it is equivalent), was killed but not as its patch
+expects, or does not build.
 `
 
 // mutantOutcome is what the campaign found for one mutant.
@@ -129,7 +129,7 @@ func runMutants(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	}
 
 	start := time.Now()
-	mc := &mutantCampaign{root: root, tmp: tmp, fast: *fast, all: *all, verbose: *verbose, jobs: runtime.GOMAXPROCS(0), prog: newProgress(stdout)}
+	mc := &mutantCampaign{root: root, tmp: tmp, fast: *fast, all: *all, verbose: *verbose, prog: newProgress(stdout)}
 	if err := mc.findDeps(ctx); err != nil {
 		mc.prog.close()
 		return complain(stderr, exitFail, "vsched mutants: %v", err)
@@ -150,7 +150,7 @@ func runMutants(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return exitFail
 	}
 	var outcomes []mutantOutcome
-	inOrder(ctx, len(mutants), mc.jobs, func(i int) mutantOutcome { return mc.runMutant(ctx, mutants[i]) },
+	inOrder(ctx, len(mutants), runtime.GOMAXPROCS(0), func(i int) mutantOutcome { return mc.runMutant(ctx, mutants[i]) },
 		func(i int) { mc.prog.begin(mutants[i].Name) },
 		func(i int, o mutantOutcome) {
 			mc.prog.end(o.result())
@@ -205,7 +205,6 @@ func verifierOrder(m mutant.Mutant) []mutantVerifier {
 type mutantCampaign struct {
 	root, tmp          string // tmp holds the overlays and the verifiers' artifacts
 	fast, all, verbose bool
-	jobs               int // mutants (or baseline verifiers) run at once
 	prog               *progress
 	// deps maps a verifier's name to the packages its tests import,
 	// directly or not: a verifier whose tests do not import the mutated
@@ -253,7 +252,7 @@ func (mc *mutantCampaign) baseline(ctx context.Context, mutants []mutant.Mutant)
 	vs := slices.DeleteFunc(mutantVerifiers(), func(v mutantVerifier) bool {
 		return !slices.ContainsFunc(mutants, func(m mutant.Mutant) bool { return mc.relevant(v, m) })
 	})
-	inOrder(ctx, len(vs), mc.jobs, func(i int) (how string) { // how vs[i] fails, or ""
+	inOrder(ctx, len(vs), runtime.GOMAXPROCS(0), func(i int) (how string) { // how vs[i] fails, or ""
 		runs := [][]string{vs[i].pkgs}
 		if vs[i].pkgs == nil {
 			runs = own
@@ -336,30 +335,32 @@ func (mc *mutantCampaign) build(ctx context.Context, m mutant.Mutant, overlay st
 	return nil
 }
 
-// inOrder calls run(0) to run(n-1), jobs at a time, and hands the results
-// to done in index order, calling begin(i) as it starts to wait for run i.
-// Once ctx is done no run starts, and done sees none after the first that
-// did not.
+// inOrder starts run(0) to run(n-1) in order, jobs at a time, and hands
+// the results to done in order, after begin(i) as it waits for run i; once
+// ctx is done one more may start, and done stops at the first that did not.
 func inOrder[T any](ctx context.Context, n, jobs int, run func(i int) T, begin func(i int), done func(i int, r T)) {
-	slots, results := make(chan struct{}, jobs), make([]chan T, n)
-	for i := range results {
-		results[i] = make(chan T, 1)
-		go func() {
-			slots <- struct{}{}
-			if ctx.Err() == nil {
-				results[i] <- run(i)
-			}
-			close(results[i]) // a receive still gets the result first
-			<-slots
-		}()
-	}
-	for i, c := range results {
+	results, slots, started := make([]chan T, n), make(chan struct{}, jobs), 0
+	var wg sync.WaitGroup
+	defer wg.Wait() // every run started has ended when inOrder returns
+	for i := range n {
 		begin(i)
-		r, ok := <-c
-		if !ok {
-			return
+		for waiting := true; waiting; {
+			var free chan struct{} // nil, which no select sends on, when no run may start
+			if started < n && ctx.Err() == nil {
+				free = slots
+			} else if started <= i {
+				return
+			}
+			select {
+			case free <- struct{}{}:
+				j := started
+				results[j], started = make(chan T, 1), started+1
+				wg.Go(func() { results[j] <- run(j); <-slots })
+			case r := <-results[i]: // nil, and never ready, until run i starts
+				done(i, r)
+				waiting = false
+			}
 		}
-		done(i, r)
 	}
 }
 
@@ -370,7 +371,6 @@ func (mc *mutantCampaign) killers(ctx context.Context, o *mutantOutcome, overlay
 		if ctx.Err() != nil || !mc.relevant(v, o.m) {
 			continue
 		}
-		mc.prog.status(v.name)
 		start := time.Now()
 		killed, how, out := mc.goTest(ctx, v, []string{"./" + o.m.Pkg()}, overlay)
 		if ctx.Err() != nil {

@@ -6,9 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
-	"sync/atomic"
+	"sync"
 	"testing"
 
 	"github.com/vsched/vsched/internal/mutant"
@@ -187,23 +188,17 @@ func TestTheExpectedVerifierRunsFirstAndTheRestCheapestFirst(t *testing.T) {
 
 // TestInOrderReportsInIndexOrderWhateverOrderTheRunsEnd: run i waits until
 // run i+1 has ended, so that the runs end in reverse order; done must
-// still see 0, 1, 2, 3, each with its own result, and at most jobs runs
-// are under way at once.
+// still see 0, 1, 2, 3, each with its own result.
 func TestInOrderReportsInIndexOrderWhateverOrderTheRunsEnd(t *testing.T) {
-	const n, jobs = 4, 4
+	const n = 4
 	ended := make([]chan struct{}, n+1)
 	for i := range ended {
 		ended[i] = make(chan struct{})
 	}
 	close(ended[n])
-	var running, most atomic.Int32
 	var order []int
-	inOrder(context.Background(), n, jobs, func(i int) int {
-		if r := running.Add(1); r > most.Load() {
-			most.Store(r)
-		}
+	inOrder(context.Background(), n, n, func(i int) int {
 		<-ended[i+1]
-		running.Add(-1)
 		close(ended[i])
 		return 10 * i
 	}, func(int) {}, func(i, r int) {
@@ -215,23 +210,68 @@ func TestInOrderReportsInIndexOrderWhateverOrderTheRunsEnd(t *testing.T) {
 	if !slices.Equal(order, []int{0, 1, 2, 3}) {
 		t.Errorf("done saw %v, want [0 1 2 3]", order)
 	}
-	if most.Load() > jobs {
-		t.Errorf("%d runs at once, want at most %d", most.Load(), jobs)
+}
+
+// TestInOrderStartsTheRunsInOrderJobsAtATime: with one job the runs start
+// in index order; with two, never more than two are under way.
+func TestInOrderStartsTheRunsInOrderJobsAtATime(t *testing.T) {
+	for _, jobs := range []int{1, 2} {
+		var mu sync.Mutex
+		var starts []int
+		running, most := 0, 0
+		inOrder(context.Background(), 20, jobs, func(i int) int {
+			mu.Lock()
+			starts = append(starts, i)
+			running++
+			most = max(most, running)
+			mu.Unlock()
+			runtime.Gosched()
+			mu.Lock()
+			running--
+			mu.Unlock()
+			return i
+		}, func(int) {}, func(int, int) {})
+		if len(starts) != 20 || jobs == 1 && !slices.IsSorted(starts) {
+			t.Errorf("-j %d: runs started in the order %v, want 0 to 19 (in order for one job)", jobs, starts)
+		}
+		if most > jobs {
+			t.Errorf("-j %d: %d runs at once", jobs, most)
+		}
 	}
 }
 
-// TestInOrderStartsNothingOnceCancelled: with one job and the context
-// cancelled by the first run, no other run starts, and done sees at most
-// that run.
-func TestInOrderStartsNothingOnceCancelled(t *testing.T) {
+// TestInOrderStartsNothingLiveOnceCancelledAndWaitsForWhatItStarted: with
+// two jobs, run 1 cancels the context and then lets run 0 end. A run that
+// starts after that must see the context done, done sees runs 0 and 1
+// first, and no run is still under way when inOrder returns.
+func TestInOrderStartsNothingLiveOnceCancelledAndWaitsForWhatItStarted(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	var ran, seen []int
-	inOrder(ctx, 3, 1, func(i int) int {
-		ran = append(ran, i)
-		cancel()
+	var mu sync.Mutex
+	var seen []int
+	running, live := 0, 0
+	cancelled := make(chan struct{})
+	inOrder(ctx, 5, 2, func(i int) int {
+		mu.Lock()
+		running++
+		if i > 1 && ctx.Err() == nil {
+			live++
+		}
+		mu.Unlock()
+		switch i {
+		case 0:
+			<-cancelled
+		case 1:
+			cancel()
+			close(cancelled)
+		}
+		mu.Lock()
+		running--
+		mu.Unlock()
 		return i
 	}, func(int) {}, func(i, _ int) { seen = append(seen, i) })
-	if len(ran) != 1 || len(seen) > 1 || len(seen) == 1 && seen[0] != ran[0] {
-		t.Errorf("ran %v, done saw %v; want one run, and done to see at most it", ran, seen)
+	mu.Lock()
+	defer mu.Unlock()
+	if live > 0 || running != 0 || len(seen) < 2 || len(seen) > 3 || !slices.IsSorted(seen) || seen[0] != 0 {
+		t.Errorf("done saw %v; %d runs started with the context live after the cancel, %d still running", seen, live, running)
 	}
 }
