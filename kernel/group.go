@@ -198,8 +198,7 @@ func (k *Kernel) spawnGroupTask(mp *m, t groupTask) bool {
 	gp := k.gfgetLocked()
 	gp.fn = runGroupTask
 	gp.extra().setGroupTask(t)
-	k.stampReady(gp)
-	k.global.Put(gp)
+	k.globrunqputLocked(gp)
 	k.remote++
 	k.lock.Unlock()
 	k.wakep()
@@ -377,12 +376,7 @@ func (g *Group) GoWait(fn func(*Ctx) error) error {
 		w := &groupWaiter{}
 		g.roomWaiters = append(g.roomWaiters, w)
 		g.mu.Unlock()
-		if !k.addGroupWaiter(w) {
-			w.wake(waiterClosed)
-		}
-		w.note.Sleep()
-		k.removeGroupWaiter(w)
-		if w.state.Load() == waiterClosed {
+		if k.sleepGroupWaiter(w) == waiterClosed {
 			g.mu.Lock()
 			g.roomWaiters = removeWaiter(g.roomWaiters, w)
 			g.mu.Unlock()
@@ -538,16 +532,12 @@ func (g *Group) Wait() error {
 	m.waiters = append(m.waiters, w)
 	g.mu.Unlock()
 
-	if !k.addGroupWaiter(w) {
-		w.wake(waiterClosed)
-	}
-	w.note.Sleep()
-	k.removeGroupWaiter(w)
+	outcome := k.sleepGroupWaiter(w)
 	g.mu.Lock()
 	g.waiters = removeWaiter(g.waiters, w)
 	err := g.err
 	g.mu.Unlock()
-	if w.state.Load() == waiterClosed {
+	if outcome == waiterClosed {
 		return errors.Join(ErrClosed, err)
 	}
 	return err
@@ -564,22 +554,23 @@ func removeWaiter(ws []*groupWaiter, w *groupWaiter) []*groupWaiter {
 	return ws
 }
 
-// addGroupWaiter registers a blocked Wait or GoWait, to be released when
-// the kernel stops; it reports false when the kernel has stopped already.
-func (k *Kernel) addGroupWaiter(w *groupWaiter) bool {
+// sleepGroupWaiter blocks a Wait or GoWait in w until its group wakes it
+// or the kernel stops (w is registered with the kernel meanwhile, so that
+// a stop releases it; a kernel stopped already ends the wait at once), and
+// returns the outcome.
+func (k *Kernel) sleepGroupWaiter(w *groupWaiter) uint32 {
 	k.lock.Lock()
-	defer k.lock.Unlock()
 	if k.state.Load() == stateStopped {
-		return false
+		w.wake(waiterClosed)
+	} else {
+		k.groupWaiters = append(k.groupWaiters, w)
 	}
-	k.groupWaiters = append(k.groupWaiters, w)
-	return true
-}
-
-func (k *Kernel) removeGroupWaiter(w *groupWaiter) {
+	k.lock.Unlock()
+	w.note.Sleep()
 	k.lock.Lock()
 	k.groupWaiters = removeWaiter(k.groupWaiters, w)
 	k.lock.Unlock()
+	return w.state.Load()
 }
 
 // releaseGroupWaitersLocked ends every blocked Wait once the kernel has
