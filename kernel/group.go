@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"runtime/trace"
 
 	"github.com/vsched/vsched/internal/xsync"
 )
@@ -220,10 +221,44 @@ func (k *Kernel) taskM() *m {
 	return mp
 }
 
+// maxDirectJoins bounds the continuations one run of a record goes on
+// with (see runGroupTask); the next one is spawned, and the P goes back
+// through its scheduler, the global queue's fairness check included.
+const maxDirectJoins = 16
+
 // runGroupTask is the function of the record of every group task and
 // every Join continuation: it runs the task's own function and, when the
-// task is finished, finishes it in its group.
+// task is finished, finishes it in its group. When that completes the
+// group and a Join waits for it, the record goes on with that Join's
+// continuation as a new task, where the hand-written fork/join goes on
+// with the parent's frame: no spawn, no queue, no other M woken.
 func runGroupTask(c *Ctx) {
+	gp := c.g
+	for n := 1; ; n++ {
+		j, jerr, next := runGroupTaskOnce(c, n <= maxDirectJoins)
+		if !next {
+			return
+		}
+		// gp's task is dead and j's continuation starts on its record,
+		// as gdead and spawnGroupTask would have it.
+		pp := c.m.p
+		pp.c.finished++
+		pp.c.spawned++
+		pp.c.tasksRun++
+		if w := gp.waker; w != nil {
+			w.state.Store(wDead)
+			gp.waker = nil
+		}
+		gp.x.err = nil
+		gp.x.setGroupTask(groupTask{grp: j.grp, then: j.then, jerr: jerr, counted: j.counted})
+	}
+}
+
+// runGroupTaskOnce runs the task of c's record once. When the task is
+// finished, its group completes, direct is true, and a Join waits for the
+// group, it returns that Join and the group's first error and true,
+// instead of spawning the continuation.
+func runGroupTaskOnce(c *Ctx, direct bool) (joinReq, error, bool) {
 	gp := c.g
 	x := gp.x
 	grp := x.grp
@@ -246,21 +281,22 @@ func runGroupTask(c *Ctx) {
 	}
 	var err error
 	if x.then != nil {
-		x.then(c, x.joined.firstErr())
+		x.then(c, x.jerr)
 	} else {
 		err = x.gfn(c)
 	}
 	finished = true
 	if grp == nil {
-		return // a continuation of a task outside any group
+		return joinReq{}, nil, false // a continuation of a task outside any group
 	}
 	if err != nil {
 		grp.setErr(err)
 	}
 	if gp.yield || gp.parking || gp.waitAsked() {
-		return // it runs again
+		return joinReq{}, nil, false // it runs again
 	}
-	grp.finishOne(c.m, x.counted)
+	direct = direct && gp.kind == nil && !c.m.k.histograms && !trace.IsEnabled()
+	return grp.finish(c.m, x.counted, direct)
 }
 
 // setErr keeps err if it is the group's first, and cancels the group's
@@ -288,6 +324,12 @@ func (g *Group) setErr(err error) {
 // completes the group. mp is the finishing task's M, nil outside the
 // kernel.
 func (g *Group) finishOne(mp *m, counted bool) {
+	g.finish(mp, counted, false)
+}
+
+// finish is finishOne; with direct set, a completing group's first Join is
+// returned with the group's first error and true rather than spawned.
+func (g *Group) finish(mp *m, counted, direct bool) (joinReq, error, bool) {
 	if counted {
 		if fn := g.handOff(); fn != nil {
 			if err := g.start(mp, fn, true); err != nil {
@@ -301,8 +343,9 @@ func (g *Group) finishOne(mp *m, counted bool) {
 		}
 	}
 	if g.pending.Add(-1) == 0 {
-		g.complete(mp)
+		return g.complete(mp, direct)
 	}
+	return joinReq{}, nil, false
 }
 
 // handOff is a finishing task's turn at the limit: it returns the next
@@ -390,12 +433,13 @@ func (g *Group) GoWait(fn func(*Ctx) error) error {
 // starts the Join continuations. Looking at pending again under mu, where
 // Wait and Join look at it before they register, is what makes a
 // registration either see 0 or be found here.
-func (g *Group) complete(mp *m) {
+func (g *Group) complete(mp *m, direct bool) (joinReq, error, bool) {
 	g.mu.Lock()
 	if g.pending.Load() != 0 {
 		g.mu.Unlock()
-		return
+		return joinReq{}, nil, false
 	}
+	err := g.err
 	j1 := g.join1
 	g.join1 = joinReq{}
 	var js []joinReq
@@ -408,37 +452,39 @@ func (g *Group) complete(mp *m) {
 	for _, w := range ws {
 		w.wake(waiterDone)
 	}
-	if j1.then != nil {
-		g.startJoin(mp, j1)
-	}
 	for _, j := range js {
-		g.startJoin(mp, j)
+		g.startJoin(mp, j, err)
 	}
+	if j1.then != nil {
+		if direct {
+			return j1, err, true
+		}
+		g.startJoin(mp, j1, err)
+	}
+	return joinReq{}, nil, false
 }
 
 // startJoin spawns the continuation of a Join of g (see
 // [Kernel.spawnGroupTask]); one that finds the kernel stopped is dropped.
-func (g *Group) startJoin(mp *m, j joinReq) {
-	if !g.k.spawnGroupTask(mp, groupTask{grp: j.grp, then: j.then, joined: g, counted: j.counted}) {
+func (g *Group) startJoin(mp *m, j joinReq, err error) {
+	if !g.k.spawnGroupTask(mp, groupTask{grp: j.grp, then: j.then, jerr: err, counted: j.counted}) {
 		g.k.lock.Lock()
 		g.k.dropped++
 		g.k.lock.Unlock()
 	}
 }
 
-func (g *Group) firstErr() error {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return g.err
-}
-
 // Join asks for then to run as a new task once g is done, with g's first
 // error (nil if none): how a task waits for its children. It blocks
 // nothing and holds no P meanwhile; the calling task goes on and may
 // return. If g is done already, then runs at once (next on this P).
-// Otherwise it runs on the P of the task that finished g last, next.
-// Each Join runs its continuation exactly once; several Joins on one
-// group each run theirs.
+// Otherwise the first Join's continuation runs where the task that
+// finished g last ends, on its M, right after it, as a new task on the
+// same record (up to a chain of 16 such continuations; the next is queued
+// on that P): the parent of a fork/join goes on where its last child
+// ends, with no queue and no wakeup between. Later Joins' continuations
+// run next on that P. Each Join runs its continuation exactly once.
+// The error then receives is g's first error as it was when g was done.
 //
 // When the calling task belongs to a group (it was added with [Group.Go],
 // or is itself a Join continuation of a task in a group), the
@@ -482,8 +528,9 @@ func (c *Ctx) Join(g *Group, then func(*Ctx, error)) {
 		g.mu.Unlock()
 		return
 	}
+	err := g.err
 	g.mu.Unlock()
-	g.startJoin(mp, j)
+	g.startJoin(mp, j, err)
 }
 
 // The outcomes of a blocked Wait.

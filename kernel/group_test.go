@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/vsched/vsched/internal/testhook"
 	"github.com/vsched/vsched/kernel"
 )
 
@@ -362,4 +363,66 @@ func TestGroupLimitCountsOnlyTheTasksAddedOnceItWasSet(t *testing.T) {
 	require.Equal(t, "first", <-order, "the second function was admitted over the limit of 1")
 	require.Equal(t, "second", <-order)
 	require.NoError(t, g.Wait())
+}
+
+// The continuation of a Join runs where the task that completed the joined
+// group finished, in the same turn of the scheduler: that task's M goes on
+// with it, and nothing is queued for it. A chain of such continuations is
+// cut after maxDirectJoins, so that the P goes back to its scheduler.
+func TestJoinContinuationRunsWhereTheLastTaskFinished(t *testing.T) {
+	mk, err := testhook.NewManual(1)
+	require.NoError(t, err)
+	k := mk.Kernel().(*kernel.Kernel)
+	t.Cleanup(func() { k.Close() })
+	zero := func() uint32 { return 0 }
+
+	var order []string
+	require.NoError(t, k.Go(func(c *kernel.Ctx) {
+		g := k.NewGroup(nil)
+		require.NoError(t, g.Go(func(*kernel.Ctx) error { order = append(order, "child"); return nil }))
+		c.Join(g, func(*kernel.Ctx, error) { order = append(order, "first") })
+		c.Join(g, func(*kernel.Ctx, error) { order = append(order, "second") })
+	}))
+	ran, _ := mk.Schedule(0, zero) // the parent
+	require.True(t, ran)
+	ran, _ = mk.Schedule(0, zero) // the child, then the first continuation
+	require.True(t, ran)
+	require.Equal(t, []string{"child", "first"}, order)
+	require.Equal(t, 1, mk.Local(0), "the second continuation is queued")
+	ran, _ = mk.Schedule(0, zero)
+	require.True(t, ran)
+	require.Equal(t, []string{"child", "first", "second"}, order)
+
+	// A leaf under depth nested groups: each level's continuation ends its
+	// own group, whose parent level joined it.
+	const depth = 40
+	conts := 0
+	var nest func(level int) func(*kernel.Ctx) error
+	nest = func(level int) func(*kernel.Ctx) error {
+		return func(c *kernel.Ctx) error {
+			if level == depth {
+				return nil
+			}
+			g := k.NewGroup(nil)
+			require.NoError(t, g.Go(nest(level+1)))
+			c.Join(g, func(*kernel.Ctx, error) { conts++ })
+			return nil
+		}
+	}
+	root := k.NewGroup(nil)
+	require.NoError(t, root.Go(nest(0)))
+	turns := 0
+	for {
+		ran, _ := mk.Schedule(0, zero)
+		if !ran {
+			break
+		}
+		turns++
+		require.Less(t, turns, 3*depth, "the tree does not finish")
+	}
+	require.Equal(t, depth, conts)
+	// The depth+1 tasks take a turn each. The leaf's turn goes on with 16
+	// continuations (maxDirectJoins), and queues the next; each turn that
+	// runs a queued one goes on with 16 more.
+	require.Equal(t, depth+1+(depth-16+16)/17, turns)
 }

@@ -47,14 +47,15 @@ type gext struct {
 
 // groupTask is what the record of a group task or a Join continuation
 // holds: the task's group, if any, and its function, gfn for one that
-// [Group.Go] added, then for a continuation, which gets the first error of
-// the group it joined. A continuation belongs to the group of the task
-// that called Join, if any. All zero once the record is free.
+// [Group.Go] added, then for a continuation, which gets jerr, the first
+// error of the group it joined as that group completed. A continuation
+// belongs to the group of the task that called Join, if any. All zero once
+// the record is free.
 type groupTask struct {
-	grp    *Group
-	gfn    func(*Ctx) error
-	then   func(*Ctx, error)
-	joined *Group
+	grp  *Group
+	gfn  func(*Ctx) error
+	then func(*Ctx, error)
+	jerr error
 	// counted: the task holds a slot of grp's limit (Group.SetLimit).
 	counted bool
 }
@@ -73,8 +74,8 @@ func (x *gext) setGroupTask(t groupTask) {
 	if x.then != nil || t.then != nil {
 		x.then = t.then
 	}
-	if x.joined != t.joined {
-		x.joined = t.joined
+	if x.jerr != nil || t.jerr != nil {
+		x.jerr = t.jerr
 	}
 	x.counted = t.counted
 }
@@ -431,7 +432,7 @@ func (k *Kernel) gdead(pp *p, gp *g) {
 		gp.waker = nil
 	}
 	gp.fn, gp.kind, gp.readyAt = nil, nil, 0
-	if x := gp.x; x != nil && (x.grp != nil || x.joined != nil) {
+	if x := gp.x; x != nil && (x.grp != nil || x.then != nil) {
 		x.setGroupTask(groupTask{})
 	}
 	k.gfput(pp, gp)

@@ -2,6 +2,7 @@ package proptest
 
 import (
 	"fmt"
+	"slices"
 
 	"pgregory.net/rapid"
 
@@ -130,12 +131,19 @@ func (s *groupSystem) guard(body func()) {
 	body()
 }
 
-// enter records that task id runs; the specification must have started it.
+// enter records that task id runs; the specification must have started
+// it. A run may follow another in the same schedule only as the kernel
+// goes on with a Join continuation where the task that completed the
+// joined group finished: the end of that task's run must have started id.
 func (s *groupSystem) enter(t *rapid.T, id int) {
 	if s.ran != 0 {
-		mismatch(t, "task %d ran inside the run of task %d", id, s.ran)
+		started, err := s.s.Return(s.ran, s.ret.err, s.ret.again)
+		must(t, err)
+		if _, joined := s.s.Member(id); joined == 0 || !slices.Contains(started, id) {
+			mismatch(t, "task %d ran inside the run of task %d, which started %v", id, s.ran, started)
+		}
 	}
-	s.ran = id
+	s.ran, s.ret = id, groupReturn{}
 	if st := s.s.State(id); st != spec.GroupTaskStarted {
 		mismatch(t, "task %d ran while it is %v", id, st)
 	}
@@ -144,7 +152,6 @@ func (s *groupSystem) enter(t *rapid.T, id int) {
 // task is the function of group task id.
 func (s *groupSystem) task(id int) func(*kernel.Ctx) error {
 	return func(c *kernel.Ctx) error {
-		s.ret = groupReturn{}
 		s.guard(func() {
 			t := s.t
 			s.enter(t, id)
@@ -160,7 +167,6 @@ func (s *groupSystem) task(id int) func(*kernel.Ctx) error {
 // cont is the function of Join continuation id.
 func (s *groupSystem) cont(id int) func(*kernel.Ctx, error) {
 	return func(c *kernel.Ctx, got error) {
-		s.ret = groupReturn{}
 		s.guard(func() {
 			t := s.t
 			s.enter(t, id)

@@ -46,14 +46,17 @@ func (s GroupTaskState) String() string {
 //     its group's first error if it has none; when the task is finished, a
 //     limited group hands its slot to the oldest queued task, and the task
 //     that brings the pending count to 0 completes the group, which starts
-//     every registered continuation.
+//     every registered continuation. The kernel runs the first of them on
+//     the finishing task's M right after it (a fork/join's parent goes on
+//     where its last child ends); the model only says it started.
 //   - [Groups.Wait] is Group.Wait: done when the pending count is 0, with
 //     the group's first error.
 //
 // A group is done whenever its pending count is 0, and may become busy
 // again. Its first error is kept for its whole life. A continuation
-// receives the first error of the group it joined as it is when the
-// continuation runs ([Groups.JoinErr]). Continuations that wait for each
+// receives the first error of the group it joined as it was when the
+// continuation started: when that group completed, or at the Join if it
+// was done ([Groups.JoinErr]). Continuations that wait for each
 // other in a cycle (a task of group A joins B while one of B joins A)
 // never run: a deadlock of the caller's making, in the model as in the
 // kernel.
@@ -85,9 +88,10 @@ type groupRec struct {
 }
 
 type groupTaskRec struct {
-	grp     int  // the group it belongs to, or 0
-	counted bool // counted in grp's active count
-	joined  int  // a continuation's joined group; 0 for a task
+	grp     int   // the group it belongs to, or 0
+	counted bool  // counted in grp's active count
+	joined  int   // a continuation's joined group; 0 for a task
+	jerr    error // what a started continuation receives
 	state   GroupTaskState
 	runs    int
 }
@@ -192,11 +196,12 @@ func (s *Groups) Join(g, caller int) (cont int, started bool, err error) {
 		gr.joins = append(gr.joins, cont)
 		return cont, false, nil
 	}
+	r.jerr = gr.err
 	return s.newTask(r), true, nil
 }
 
-// JoinErr returns the error the continuation cont receives when it runs
-// now: the first error of the group it joined.
+// JoinErr returns the error the continuation cont receives when it runs:
+// the first error of the group it joined as it was when cont started.
 func (s *Groups) JoinErr(cont int) (error, error) {
 	c, err := s.task(cont)
 	if err != nil {
@@ -205,7 +210,7 @@ func (s *Groups) JoinErr(cont int) (error, error) {
 	if c.joined == 0 {
 		return nil, violation("misuse", "task %d is not a continuation", cont)
 	}
-	return s.groups[c.joined].err, nil
+	return c.jerr, nil
 }
 
 // Return models the end of a run of the started task t, which returned
@@ -255,6 +260,7 @@ func (s *Groups) Return(t int, taskErr error, again bool) ([]int, error) {
 		gr.done++
 		for _, c := range gr.joins {
 			s.tasks[c].state = GroupTaskStarted
+			s.tasks[c].jerr = gr.err
 		}
 		started = append(started, gr.joins...)
 		gr.joins = nil

@@ -92,6 +92,26 @@ func TestGroupsLimitCountsOnlyTasksAddedOnceTheGroupHadALimit(t *testing.T) {
 	mustFinish(t, &s, after, nil, queued)
 }
 
+// A continuation receives its group's first error as it was when the
+// group completed: an error of a task added to the group after that, while
+// the continuation waits to run, is not its.
+func TestGroupsContinuationReceivesTheErrorAtCompletion(t *testing.T) {
+	var s spec.Groups
+	owner, children := s.NewGroup(), s.NewGroup()
+	p := mustGo(t, &s, owner, true)
+	c := mustGo(t, &s, children, true)
+	cont, _, err := s.Join(children, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustFinish(t, &s, c, nil, cont)
+	late := mustGo(t, &s, children, true)
+	mustFinish(t, &s, late, errors.New("late"))
+	if err, _ := s.JoinErr(cont); err != nil {
+		t.Fatalf("the continuation receives %v, want nil: the group had no error when it completed", err)
+	}
+}
+
 func TestGroupsJoinRunsOnceAfterTheGroupIsDoneAndBelongsToTheCallersGroup(t *testing.T) {
 	var s spec.Groups
 	parent, children := s.NewGroup(), s.NewGroup()
