@@ -2,6 +2,7 @@ package echo
 
 import (
 	"net"
+	"sync"
 
 	"github.com/vsched/vsched/examples/internal/serve"
 )
@@ -37,15 +38,35 @@ func ServeNet(addr string, opts ...Option) (*Server, error) {
 
 // A session is the echo protocol of one connection, for serve: what it
 // read is its output. The server reads nothing more while output is
-// pending, so the output is always a tail of the one buffer.
+// pending, so the output is always a tail of the one buffer. On the kernel
+// an idle session holds no buffer (serve.Idler): it takes one from bufs
+// for a read and gives it back once it waits for input again.
 type session struct {
-	buf []byte
+	buf []byte // nil while idle
 	out []byte // read, not yet written back: a tail of buf
 }
 
-func newSession() serve.Session { return &session{buf: make([]byte, bufSize)} }
+// bufs are the read buffers of the sessions that are not idle.
+var bufs = sync.Pool{New: func() any { return new([bufSize]byte) }}
 
-func (s *session) ReadBuf() []byte { return s.buf }
+func newSession() serve.Session { return &session{} }
+
+func (s *session) ReadBuf() []byte {
+	if s.buf == nil {
+		s.buf = bufs.Get().(*[bufSize]byte)[:]
+	}
+	return s.buf
+}
+
+// Idle gives the buffer back; the server calls it only with no output
+// pending.
+func (s *session) Idle() {
+	if s.buf != nil && len(s.out) == 0 {
+		bufs.Put((*[bufSize]byte)(s.buf))
+		s.buf, s.out = nil, nil
+	}
+}
+
 func (s *session) Received(n int)  { s.out = s.buf[:n] }
 func (s *session) Pending() []byte { return s.out }
 func (s *session) Wrote(n int)     { s.out = s.out[n:] }

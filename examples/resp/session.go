@@ -1,6 +1,9 @@
 package resp
 
-import "errors"
+import (
+	"errors"
+	"sync"
+)
 
 // Buffer sizes of a session.
 const (
@@ -50,7 +53,7 @@ type outputLimits struct{ soft, hard int }
 type protoLimits struct{ maxBulk, maxQuery int }
 
 func newSession(store *Store, lim outputLimits, proto protoLimits) *session {
-	s := &session{store: store, in: make([]byte, 0, readSize), lim: lim, maxQuery: proto.maxQuery}
+	s := &session{store: store, lim: lim, maxQuery: proto.maxQuery}
 	s.p.maxBulk = proto.maxBulk
 	if s.maxQuery <= 0 {
 		s.maxQuery = MaxQueryBuffer
@@ -58,9 +61,20 @@ func newSession(store *Store, lim outputLimits, proto protoLimits) *session {
 	return s
 }
 
+// inBufs are the input buffers of readSize of the sessions that are not
+// idle (see session.Idle).
+var inBufs = sync.Pool{New: func() any { return new([readSize]byte) }}
+
+// keptIdleOut is the largest output buffer an idle session keeps: a small
+// one saves an allocation per reply, a large one is dropped.
+const keptIdleOut = 512
+
 // ReadBuf returns the free space after the received bytes, at least
 // readSize/2 bytes, growing the buffer when a command does not fit.
 func (s *session) ReadBuf() []byte {
+	if s.in == nil {
+		s.in = inBufs.Get().(*[readSize]byte)[:0]
+	}
 	if cap(s.in)-len(s.in) < readSize/2 {
 		grown := make([]byte, len(s.in), 2*cap(s.in))
 		s.moved += copy(grown, s.in)
@@ -136,6 +150,22 @@ func (s *session) fail(err error) {
 	s.in = s.in[:0]
 	s.p.reset()
 	s.closing = true
+}
+
+// Idle gives the input buffer back when no command is arriving, and drops
+// a large output buffer once it is written: the kernel server calls it
+// (serve.Idler) before its connection waits for input, so that an idle
+// connection holds no read buffer. The next ReadBuf takes one again.
+func (s *session) Idle() {
+	if s.in != nil && len(s.in) == 0 {
+		if cap(s.in) == readSize {
+			inBufs.Put((*[readSize]byte)(s.in[:readSize]))
+		}
+		s.in = nil
+	}
+	if s.sent == len(s.out) && cap(s.out) > keptIdleOut {
+		s.out, s.sent = nil, 0
+	}
 }
 
 // Closing reports that a protocol error's reply is the last output: the

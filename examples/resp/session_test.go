@@ -79,6 +79,38 @@ func TestSessionDropsTheBuffersOfABigCommand(t *testing.T) {
 	}
 }
 
+// TestIdleSessionHoldsNoInputBuffer: once its replies are written and no
+// command is arriving, Idle leaves a session without its input buffer and
+// with at most a small output buffer; a command that has partly arrived
+// keeps its bytes through Idle and is answered once the rest comes.
+func TestIdleSessionHoldsNoInputBuffer(t *testing.T) {
+	s := newSession(NewStore(), outputLimits{}, protoLimits{})
+	var out strings.Builder
+	feed := func(msg string) {
+		n := copy(s.ReadBuf(), msg)
+		s.Received(n)
+		out.Write(s.Pending())
+		s.Wrote(len(s.Pending()))
+	}
+	feed("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$2000\r\n" + strings.Repeat("v", 2000) + "\r\n*2\r\n$3\r\nGET\r\n$1\r\nk\r\n")
+	s.Idle()
+	if s.in != nil {
+		t.Errorf("an idle session keeps a %d-byte input buffer", cap(s.in))
+	}
+	if c := cap(s.out); c > keptIdleOut {
+		t.Errorf("an idle session keeps a %d-byte output buffer", c)
+	}
+	feed("*1\r\n$4\r\nPI")
+	s.Idle()
+	if string(s.in) != "*1\r\n$4\r\nPI" {
+		t.Fatalf("Idle lost a command that had partly arrived: input %q", s.in)
+	}
+	feed("NG\r\n")
+	if want := "+OK\r\n$2000\r\n" + strings.Repeat("v", 2000) + "\r\n+PONG\r\n"; out.String() != want {
+		t.Errorf("replies %q, want %q", out.String(), want)
+	}
+}
+
 // pipelined is n GETs of key, as one RESP write.
 func pipelined(n int, key string) []byte {
 	var b strings.Builder

@@ -223,6 +223,7 @@ func (s *kernelServer) serve(conn *netpoll.Conn) func(*kernel.Ctx) {
 				continue // Wrote let waiting commands run
 			}
 			if drained {
+				idle(ss)
 				if err := c.WaitRead(conn.Desc()); err != nil {
 					s.drop(conn)
 				}
@@ -236,6 +237,7 @@ func (s *kernelServer) serve(conn *netpoll.Conn) func(*kernel.Ctx) {
 				continue // write the output, then see the error again
 			}
 			if errors.Is(err, netpoll.ErrWouldBlock) {
+				idle(ss)
 				if err := c.WaitRead(conn.Desc()); err != nil {
 					s.drop(conn)
 				}
@@ -245,6 +247,14 @@ func (s *kernelServer) serve(conn *netpoll.Conn) func(*kernel.Ctx) {
 			return
 		}
 		c.Yield()
+	}
+}
+
+// idle lets ss give its buffers back, if it can, before its connection
+// waits for input (output is never pending here).
+func idle(ss Session) {
+	if i, ok := ss.(Idler); ok {
+		i.Idle()
 	}
 }
 

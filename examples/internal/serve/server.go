@@ -30,6 +30,16 @@ type Session interface {
 	Closing() bool
 }
 
+// An Idler is a [Session] that can give its buffers back while its
+// connection waits for input with no output pending, and take them again
+// at the next ReadBuf. [Kernel] calls Idle before each such wait, so that
+// an idle connection costs its task, its descriptor and its protocol
+// state, not a read buffer. [Net] never calls it: its goroutine waits
+// inside Read, in the buffer.
+type Idler interface {
+	Idle()
+}
+
 // Server is a running server, made by [Kernel] or [Net].
 type Server struct {
 	addr net.Addr
