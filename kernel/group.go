@@ -507,7 +507,7 @@ func (c *Ctx) Join(g *Group, then func(*Ctx, error)) {
 		panic("kernel: Ctx.Join on a group of another kernel")
 	}
 	j := joinReq{then: then}
-	if x := c.g.x; x != nil && x.grp != nil && x.grp != g {
+	if x := c.g.x; x != nil && x.groupTask != nil && x.grp != nil && x.grp != g {
 		j.grp = x.grp
 		j.grp.pending.Add(1)
 		if j.grp.limited.Load() != 0 {

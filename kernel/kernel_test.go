@@ -111,6 +111,11 @@ func TestTaskRecordFitsACacheLine(t *testing.T) {
 	if size := unsafe.Sizeof(g{}); size > 64 {
 		t.Errorf("a task record takes %d bytes, more than one 64-byte cache line", size)
 	}
+	// Every connection task of a server carries a gext: its size is part
+	// of what an idle connection costs (bench/netbench IdleConnMemory).
+	if size := unsafe.Sizeof(gext{}); size > 64 {
+		t.Errorf("a record's rarer state takes %d bytes, more than 64", size)
+	}
 }
 
 func TestCtxGoRunsTheChildNextOnTheSameP(t *testing.T) {

@@ -42,7 +42,10 @@ type gext struct {
 	pw  *pollproto.Waiter
 	err error // Ctx.WaitErr in this run
 
-	groupTask
+	// The record's group task, made the first time the record holds
+	// one and kept with it: behind a pointer, so that a task waiting on
+	// I/O carries 64 bytes of rarer state, not 112.
+	*groupTask
 }
 
 // groupTask is what the record of a group task or a Join continuation
@@ -65,6 +68,9 @@ type groupTask struct {
 // back with them zero, and a copy of the whole struct costs a bulk write
 // barrier while the garbage collector runs.
 func (x *gext) setGroupTask(t groupTask) {
+	if x.groupTask == nil {
+		x.groupTask = &groupTask{}
+	}
 	if x.grp != t.grp {
 		x.grp = t.grp
 	}
@@ -432,7 +438,7 @@ func (k *Kernel) gdead(pp *p, gp *g) {
 		gp.waker = nil
 	}
 	gp.fn, gp.kind, gp.readyAt = nil, nil, 0
-	if x := gp.x; x != nil && (x.grp != nil || x.then != nil) {
+	if x := gp.x; x != nil && x.groupTask != nil && (x.grp != nil || x.then != nil) {
 		x.setGroupTask(groupTask{})
 	}
 	k.gfput(pp, gp)
