@@ -124,7 +124,7 @@ func (s *kernelServer) accept(c *kernel.Ctx) {
 		s.conns[conn] = struct{}{}
 		s.wg.Add(1)
 		s.mu.Unlock()
-		c.Go(s.serve(conn))
+		c.Go((&connTask{s: s, conn: conn, ss: s.newSession()}).run)
 	}
 	c.Yield()
 }
@@ -162,7 +162,24 @@ func (s *kernelServer) stopAccepting(err error) {
 	s.wg.Done()
 }
 
-// serve returns the task of one connection. Each run first writes what is
+// A connTask is the task of one connection, its function run. It is what
+// an idle connection costs the server beyond its socket, so it is small:
+// the state of a lingering connection is made when it starts to linger.
+type connTask struct {
+	s    *kernelServer
+	conn *netpoll.Conn
+	ss   Session
+	lg   *lingering // nil until the connection lingers
+}
+
+// lingering is a lingering connection's state: where its input is
+// discarded, and how much was.
+type lingering struct {
+	buf       []byte
+	discarded int
+}
+
+// run is one run of the connection's task. It first writes what is
 // still pending, then reads and hands the session what it read until the
 // socket is drained, the client closes it, the session is closing, or
 // readsPerRun reads. It reads nothing more while output is pending, so a
@@ -178,76 +195,72 @@ func (s *kernelServer) stopAccepting(err error) {
 // raise a new edge, and the wait slot latches an edge that comes before
 // the wait commits (nginx clears its read readiness on a short read the
 // same way).
-func (s *kernelServer) serve(conn *netpoll.Conn) func(*kernel.Ctx) {
-	ss := s.newSession()
-	var linger []byte // while the connection lingers: where its input is discarded
-	discarded := 0
-	return func(c *kernel.Ctx) {
-		if err := c.WaitErr(); err != nil || s.closing.Load() {
-			s.drop(conn) // for a lingering connection, the linger time ran out
-			return
-		}
-		if linger != nil {
-			s.lingerRun(c, conn, linger, &discarded)
-			return
-		}
-		drained := false
-		for range readsPerRun {
-			if out := ss.Pending(); len(out) > 0 {
-				n, err := conn.Write(out)
-				ss.Wrote(n)
-				if errors.Is(err, netpoll.ErrWouldBlock) {
-					if err := c.WaitWrite(conn.Desc()); err != nil {
-						s.drop(conn) // a misuse: another task waits on conn
-					}
-					return
-				}
-				if err != nil {
-					s.drop(conn)
-					return
-				}
-			}
-			if ss.Closing() {
-				// Its last output is written: linger, so that a client
-				// still sending reads it rather than a reset.
-				conn.CloseWrite()
-				if !s.setReadDeadline(conn.Desc(), time.Now().Add(lingerTime)) {
-					s.drop(conn)
-					return
-				}
-				linger = make([]byte, 4<<10)
-				s.lingerRun(c, conn, linger, &discarded)
-				return
-			}
-			if len(ss.Pending()) > 0 {
-				continue // Wrote let waiting commands run
-			}
-			if drained {
-				idle(ss)
-				if err := c.WaitRead(conn.Desc()); err != nil {
-					s.drop(conn)
-				}
-				return
-			}
-			buf := ss.ReadBuf()
-			n, err := conn.Read(buf)
-			if n > 0 {
-				ss.Received(n)
-				drained = n < len(buf) && err == nil && !conn.Desc().Exceptional()
-				continue // write the output, then see the error again
-			}
-			if errors.Is(err, netpoll.ErrWouldBlock) {
-				idle(ss)
-				if err := c.WaitRead(conn.Desc()); err != nil {
-					s.drop(conn)
-				}
-				return
-			}
-			s.drop(conn) // io.EOF, or the connection failed
-			return
-		}
-		c.Yield()
+func (t *connTask) run(c *kernel.Ctx) {
+	s, conn, ss := t.s, t.conn, t.ss
+	if err := c.WaitErr(); err != nil || s.closing.Load() {
+		s.drop(conn) // for a lingering connection, the linger time ran out
+		return
 	}
+	if t.lg != nil {
+		s.lingerRun(c, conn, t.lg)
+		return
+	}
+	drained := false
+	for range readsPerRun {
+		if out := ss.Pending(); len(out) > 0 {
+			n, err := conn.Write(out)
+			ss.Wrote(n)
+			if errors.Is(err, netpoll.ErrWouldBlock) {
+				if err := c.WaitWrite(conn.Desc()); err != nil {
+					s.drop(conn) // a misuse: another task waits on conn
+				}
+				return
+			}
+			if err != nil {
+				s.drop(conn)
+				return
+			}
+		}
+		if ss.Closing() {
+			// Its last output is written: linger, so that a client
+			// still sending reads it rather than a reset.
+			conn.CloseWrite()
+			if !s.setReadDeadline(conn.Desc(), time.Now().Add(lingerTime)) {
+				s.drop(conn)
+				return
+			}
+			t.lg = &lingering{buf: make([]byte, 4<<10)}
+			s.lingerRun(c, conn, t.lg)
+			return
+		}
+		if len(ss.Pending()) > 0 {
+			continue // Wrote let waiting commands run
+		}
+		if drained {
+			idle(ss)
+			if err := c.WaitRead(conn.Desc()); err != nil {
+				s.drop(conn)
+			}
+			return
+		}
+		buf := ss.ReadBuf()
+		n, err := conn.Read(buf)
+		if n > 0 {
+			ss.Received(n)
+			drained = n < len(buf) && err == nil && !conn.Desc().Exceptional()
+			continue // write the output, then see the error again
+		}
+		if errors.Is(err, netpoll.ErrWouldBlock) {
+			idle(ss)
+			if err := c.WaitRead(conn.Desc()); err != nil {
+				s.drop(conn)
+			}
+			return
+		}
+		s.drop(conn) // io.EOF, or the connection failed
+		return
+	}
+	c.Yield()
 }
 
 // idle lets ss give its buffers back, if it can, before its connection
@@ -261,12 +274,12 @@ func idle(ss Session) {
 // lingerRun discards what a lingering connection sends until it closes,
 // errs, has sent lingerBytes or the linger deadline ends the wait, then
 // drops it.
-func (s *kernelServer) lingerRun(c *kernel.Ctx, conn *netpoll.Conn, buf []byte, discarded *int) {
+func (s *kernelServer) lingerRun(c *kernel.Ctx, conn *netpoll.Conn, lg *lingering) {
 	for range readsPerRun {
-		n, err := conn.Read(buf)
-		*discarded += n
+		n, err := conn.Read(lg.buf)
+		lg.discarded += n
 		switch {
-		case *discarded > lingerBytes:
+		case lg.discarded > lingerBytes:
 			s.drop(conn)
 			return
 		case errors.Is(err, netpoll.ErrWouldBlock):
