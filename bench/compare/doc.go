@@ -11,9 +11,10 @@
 // is a tool of the bench module, in its go.mod). A quick smoke run of every
 // benchmark once is
 //
-//	go test -run '^$' -bench . -benchtime=1x ./compare
+//	go test -short -run '^$' -bench . -benchtime=1x ./compare
 //
-// (add -short to skip IdleCPU, which idles for a second per run), and
+// (-short: IdleCPU idles a tenth of a second, not a second, and each
+// curve runs at its first point only), and
 // go test ./... checks, at small sizes, that every implementation runs
 // every workload to the right count. No test asserts a timing.
 //

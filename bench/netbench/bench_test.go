@@ -6,30 +6,57 @@ import (
 	"time"
 )
 
-// The benchmark sizes.
-var echoConns = []int{1, 50, 500}
-
-const (
-	idleConns  = 1000
-	idleSecond = time.Second
+// The points of the curves. Under -short (the CI's smoke run of every
+// benchmark) each curve runs at its first point only.
+var (
+	// Echo and RESP, in this process.
+	loadConns = []int{1, 10, 50, 500, 5000}
+	// EchoProcess.
+	processConns = []int{1, 50, 500}
+	// IdleConnMemory.
+	memConns = []int{1000, 10000, 50000}
+	// IdleConnCPU.
+	idleCPUConns = []int{0, 10000, 50000}
 )
+
+// points returns the points of a curve to run.
+func points(all []int) []int {
+	if testing.Short() {
+		return all[:1]
+	}
+	return all
+}
+
+// idleTime is how long IdleConnCPU measures per run: a second, a tenth of
+// it under -short.
+func idleTime() time.Duration {
+	if testing.Short() {
+		return 100 * time.Millisecond
+	}
+	return time.Second
+}
 
 // BenchmarkEcho reports, per round trip of a 64-byte echo, the wall time
 // over all connections (ns/op), the throughput (rps), the latency one
 // client sees (p50-ns, p99-ns) and the process's CPU time (cpu-ns/op).
-func BenchmarkEcho(b *testing.B) {
-	for _, conns := range echoConns {
+func BenchmarkEcho(b *testing.B) { benchLoadCurve(b, echoProto) }
+
+// BenchmarkRESP is BenchmarkEcho with the RESP server answering PING.
+func BenchmarkRESP(b *testing.B) { benchLoadCurve(b, respProto) }
+
+func benchLoadCurve(b *testing.B, p protocol) {
+	for _, conns := range points(loadConns) {
 		b.Run(fmt.Sprintf("conns=%d", conns), func(b *testing.B) {
 			for _, impl := range impls {
-				b.Run("impl="+impl, func(b *testing.B) { benchEcho(b, impl, conns) })
+				b.Run("impl="+impl, func(b *testing.B) { benchLoad(b, p, impl, conns) })
 			}
 		})
 	}
 }
 
-func benchEcho(b *testing.B, impl string, conns int) {
-	srv := startEcho(b, impl)
-	cs := dialClients(b, srv.addr, conns)
+func benchLoad(b *testing.B, p protocol, impl string, conns int) {
+	srv := startServer(b, impl, p)
+	cs := dialProto(b, srv.addr.String(), conns, p)
 	b.ResetTimer()
 	cpu0 := cpuTime()
 	lat, err := echoLoad(cs, b.N)
@@ -50,7 +77,7 @@ func benchEcho(b *testing.B, impl string, conns int) {
 // server process's CPU time per round trip, cli-cpu-ns/op the client
 // process's.
 func BenchmarkEchoProcess(b *testing.B) {
-	for _, conns := range echoConns {
+	for _, conns := range points(processConns) {
 		b.Run(fmt.Sprintf("conns=%d", conns), func(b *testing.B) {
 			for _, impl := range impls {
 				b.Run("impl="+impl, func(b *testing.B) { benchEchoProcess(b, impl, conns) })
@@ -59,32 +86,92 @@ func BenchmarkEchoProcess(b *testing.B) {
 	}
 }
 
-// BenchmarkIdleConns reports the process's CPU time per second while
-// 1,000 connections to the server stay open and silent, in ms. Each run
-// idles for a second; it is skipped under -short. Its sec/op is the idle
-// second and means nothing.
-func BenchmarkIdleConns(b *testing.B) {
-	if testing.Short() {
-		b.Skip("IdleConns measures whole idle seconds")
-	}
-	for _, impl := range append([]string{"none"}, impls...) {
-		b.Run("impl="+impl, func(b *testing.B) {
-			if impl != "none" {
-				srv := startEcho(b, impl)
-				dialClients(b, srv.addr, idleConns)
-				if srv.k != nil {
-					waitParked(b, srv.k, idleConns)
-				}
+// serverImpls are the servers of the idle curves: Redis beside the two.
+var serverImpls = []string{"kernel", "net", "redis"}
+
+// BenchmarkIdleConnMemory reports what an idle connection costs a RESP
+// server in its own process: B/conn is the growth of the server's
+// resident set (VmRSS) from before the first connection to when all conns
+// are open and idle, divided by conns; heap-B/conn the same of the Go heap
+// and stacks in use (the kernel and net servers). The Go servers collect
+// their garbage and return free memory to the system before each
+// reading (see ServerProcessMain); Redis is read as it is. Its sec/op
+// means nothing.
+func BenchmarkIdleConnMemory(b *testing.B) {
+	for _, conns := range points(memConns) {
+		b.Run(fmt.Sprintf("conns=%d", conns), func(b *testing.B) {
+			for _, impl := range serverImpls {
+				b.Run("impl="+impl, func(b *testing.B) { benchIdleMemory(b, impl, conns) })
 			}
-			var cpu time.Duration
-			idle := 0
-			for b.Loop() {
-				t0 := cpuTime()
-				time.Sleep(idleSecond)
-				cpu += cpuTime() - t0
-				idle++
-			}
-			b.ReportMetric(float64(cpu)/1e6/(float64(idle)*idleSecond.Seconds()), "cpu-ms/idle-s")
 		})
 	}
+}
+
+func benchIdleMemory(b *testing.B, impl string, conns int) {
+	raiseFDLimit(b, conns+1024)
+	srv := startServerProcess(b, impl, respProto)
+	heap0, err := srv.settle(0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rss0, err := srv.rss()
+	if err != nil {
+		b.Fatal(err)
+	}
+	dialProto(b, srv.addr, conns, respProto)
+	heap1, err := srv.settle(conns)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rss1, err := srv.rss()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+	}
+	b.ReportMetric(float64(rss1-rss0)/float64(conns), "B/conn")
+	if heap0 >= 0 {
+		b.ReportMetric(float64(heap1-heap0)/float64(conns), "heap-B/conn")
+	}
+}
+
+// BenchmarkIdleConnCPU reports the CPU time a RESP server in its own
+// process spends per second while conns connections stay open and idle,
+// in ms (cpu-ms/idle-s: its threads' time, from /proc). On the kernel the
+// measurement starts once every connection's task waits on the poller and
+// every P is idle. Each run idles for idleTime. Its sec/op is the idle
+// time and means nothing.
+func BenchmarkIdleConnCPU(b *testing.B) {
+	for _, conns := range points(idleCPUConns) {
+		b.Run(fmt.Sprintf("conns=%d", conns), func(b *testing.B) {
+			for _, impl := range serverImpls {
+				b.Run("impl="+impl, func(b *testing.B) { benchIdleCPU(b, impl, conns) })
+			}
+		})
+	}
+}
+
+func benchIdleCPU(b *testing.B, impl string, conns int) {
+	raiseFDLimit(b, conns+1024)
+	srv := startServerProcess(b, impl, respProto)
+	dialProto(b, srv.addr, conns, respProto)
+	if _, err := srv.settle(conns); err != nil {
+		b.Fatal(err)
+	}
+	var cpu time.Duration
+	idle := 0
+	for b.Loop() {
+		c0, err := srv.cpu()
+		if err != nil {
+			b.Fatal(err)
+		}
+		time.Sleep(idleTime())
+		c1, err := srv.cpu()
+		if err != nil {
+			b.Fatal(err)
+		}
+		cpu += c1 - c0
+		idle++
+	}
+	b.ReportMetric(float64(cpu)/1e6/(float64(idle)*idleTime().Seconds()), "cpu-ms/idle-s")
 }

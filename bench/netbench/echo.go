@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/vsched/vsched/examples/echo"
+	"github.com/vsched/vsched/examples/resp"
 	"github.com/vsched/vsched/kernel"
 )
 
@@ -27,21 +28,67 @@ const msgSize = 64
 // impls are the two servers of every benchmark.
 var impls = []string{"kernel", "net"}
 
-// server is one echo server under test; k is its kernel, nil for net.
+// A protocol is a server of the examples and what its clients send: the
+// i-th connection sends msg and waits for want, over and over.
+type protocol struct {
+	name        string
+	serveKernel func(k *kernel.Kernel, addr string) (listener, error)
+	serveNet    func(addr string) (listener, error)
+	request     func(i int) (msg, want []byte)
+}
+
+// listener is what both examples' servers are.
+type listener interface {
+	Addr() net.Addr
+	Close() error
+}
+
+// echoProto is examples/echo with 64-byte messages, different on each
+// connection.
+var echoProto = protocol{
+	name:        "echo",
+	serveKernel: func(k *kernel.Kernel, addr string) (listener, error) { return echo.ServeKernel(k, addr) },
+	serveNet:    func(addr string) (listener, error) { return echo.ServeNet(addr) },
+	request: func(i int) ([]byte, []byte) {
+		msg := make([]byte, msgSize)
+		for j := range msg {
+			msg[j] = byte(i + j)
+		}
+		return msg, msg
+	},
+}
+
+// respProto is examples/resp with PING, which Redis answers too.
+var respProto = protocol{
+	name:        "resp",
+	serveKernel: func(k *kernel.Kernel, addr string) (listener, error) { return resp.ServeKernel(k, addr) },
+	serveNet:    func(addr string) (listener, error) { return resp.ServeNet(addr) },
+	request: func(int) ([]byte, []byte) {
+		return []byte("*1\r\n$4\r\nPING\r\n"), []byte("+PONG\r\n")
+	},
+}
+
+// protocols are the protocols by name.
+var protocols = map[string]protocol{echoProto.name: echoProto, respProto.name: respProto}
+
+// server is one server under test; k is its kernel, nil for net.
 type server struct {
 	addr net.Addr
 	k    *kernel.Kernel
 }
 
-// startEcho starts impl's echo server on loopback; it is closed, and its
-// kernel shut down, when tb's test or benchmark run ends.
-func startEcho(tb testing.TB, impl string) server {
+// startEcho starts impl's echo server (see startServer).
+func startEcho(tb testing.TB, impl string) server { return startServer(tb, impl, echoProto) }
+
+// startServer starts impl's server of p on loopback; it is closed, and
+// its kernel shut down, when tb's test or benchmark run ends.
+func startServer(tb testing.TB, impl string, p protocol) server {
 	tb.Helper()
 	switch impl {
 	case "net":
-		srv, err := echo.ServeNet("127.0.0.1:0")
+		srv, err := p.serveNet("127.0.0.1:0")
 		if err != nil {
-			tb.Fatalf("echo.ServeNet: %v", err)
+			tb.Fatalf("%s net server: %v", p.name, err)
 		}
 		tb.Cleanup(func() {
 			if err := srv.Close(); err != nil {
@@ -54,10 +101,10 @@ func startEcho(tb testing.TB, impl string) server {
 		if err != nil {
 			tb.Fatalf("kernel.New: %v", err)
 		}
-		srv, err := echo.ServeKernel(k, "127.0.0.1:0")
+		srv, err := p.serveKernel(k, "127.0.0.1:0")
 		if err != nil {
 			k.Close()
-			tb.Fatalf("echo.ServeKernel: %v", err)
+			tb.Fatalf("%s kernel server: %v", p.name, err)
 		}
 		tb.Cleanup(func() {
 			if err := srv.Close(); err != nil {
@@ -75,20 +122,27 @@ func startEcho(tb testing.TB, impl string) server {
 	return server{}
 }
 
-// A client is one load-generating connection with its message and echo
-// buffers.
+// A client is one load-generating connection with its message, the reply
+// it wants, and a buffer for the reply.
 type client struct {
 	conn net.Conn
 	msg  []byte
+	want []byte
 	got  []byte
 }
 
-// dialClients dials n clients to addr and makes one round trip on each,
-// so that every connection is accepted and served before a measurement;
-// they are closed when tb's run ends.
+// dialClients dials n echo clients to addr (see dialProto).
 func dialClients(tb testing.TB, addr net.Addr, n int) []*client {
 	tb.Helper()
-	cs, err := dial(addr.String(), n)
+	return dialProto(tb, addr.String(), n, echoProto)
+}
+
+// dialProto dials n clients of p to addr and makes one round trip on
+// each, so that every connection is accepted and served before a
+// measurement; they are closed when tb's run ends.
+func dialProto(tb testing.TB, addr string, n int, p protocol) []*client {
+	tb.Helper()
+	cs, err := dial(addr, n, p)
 	tb.Cleanup(func() { closeClients(cs) })
 	if err != nil {
 		tb.Fatal(err)
@@ -96,20 +150,28 @@ func dialClients(tb testing.TB, addr net.Addr, n int) []*client {
 	return cs
 }
 
-// dial is dialClients without a test: on an error, the clients dialled so
-// far are in cs, for closeClients.
-func dial(addr string, n int) (cs []*client, err error) {
+// portsPerSource is how many connections dial uses one loopback source
+// address for: fewer than the ephemeral ports of Linux's default range
+// (32768-60999), so that tens of thousands of connections to one server
+// do not run out of ports.
+const portsPerSource = 20000
+
+// dial is dialProto without a test: on an error, the clients dialled so
+// far are in cs, for closeClients. Connection i comes from 127.0.0.1 +
+// i/portsPerSource (Linux routes all of 127/8 to loopback).
+func dial(addr string, n int, p protocol) (cs []*client, err error) {
 	cs = make([]*client, 0, n)
 	for i := range n {
-		conn, err := net.DialTimeout("tcp", addr, hangTimeout)
+		d := net.Dialer{Timeout: hangTimeout}
+		if src := i / portsPerSource; src > 0 {
+			d.LocalAddr = &net.TCPAddr{IP: net.IPv4(127, 0, 0, byte(1+src))}
+		}
+		conn, err := d.Dial("tcp", addr)
 		if err != nil {
 			return cs, fmt.Errorf("dial %d of %d: %w", i+1, n, err)
 		}
-		c := &client{conn: conn, msg: make([]byte, msgSize), got: make([]byte, msgSize)}
-		for j := range c.msg {
-			c.msg[j] = byte(i + j)
-		}
-		cs = append(cs, c)
+		msg, want := p.request(i)
+		cs = append(cs, &client{conn: conn, msg: msg, want: want, got: make([]byte, len(want))})
 	}
 	// Each connection waits for its echo only after every one has sent:
 	// with a kernel that accepts in batches this takes one pass.
@@ -145,8 +207,8 @@ func (c *client) readEcho() error {
 	if _, err := io.ReadFull(c.conn, c.got); err != nil {
 		return err
 	}
-	if !bytes.Equal(c.got, c.msg) {
-		return errors.New("the echo differs from the message")
+	if !bytes.Equal(c.got, c.want) {
+		return fmt.Errorf("the reply %q differs from %q", c.got, c.want)
 	}
 	return nil
 }
@@ -186,27 +248,11 @@ func echoLoad(cs []*client, total int) ([]int64, error) {
 	return all, nil
 }
 
-// waitParked waits until every connection task of k and its accept task
-// (conns+1 in all) wait on its poller and every P is idle: the kernel is
-// idle with its connections open. It polls, sleeping between polls; it
-// sets up an idle measurement, it does not order anything.
+// waitParked is kernelIdle in a test: it fails tb if k does not come to
+// idle with conns connections.
 func waitParked(tb testing.TB, k *kernel.Kernel, conns int) {
 	tb.Helper()
-	p, err := k.Poller()
-	if err != nil {
-		tb.Fatalf("kernel Poller: %v", err)
-	}
-	deadline := time.Now().Add(hangTimeout)
-	// Bounded by hangTimeout.
-	for {
-		s := k.Stats()
-		w := p.Waiters()
-		if int(w) == conns+1 && s.IdleWorkers == s.Workers {
-			return
-		}
-		if time.Now().After(deadline) {
-			tb.Fatalf("after %v, %d tasks wait on the poller (want %d) and %d of %d Ps are idle", hangTimeout, w, conns+1, s.IdleWorkers, s.Workers)
-		}
-		time.Sleep(100 * time.Microsecond)
+	if err := kernelIdle(k, conns); err != nil {
+		tb.Fatal(err)
 	}
 }

@@ -59,7 +59,7 @@ func TestClientProcessReportsAFailedDial(t *testing.T) {
 }
 
 // The kernel server's tasks all come to wait on the poller once their
-// connections are idle, which is what IdleConns waits for.
+// connections are idle, which is what the idle curves wait for.
 func TestKernelConnectionTasksWaitOnThePollerWhenIdle(t *testing.T) {
 	const conns = 20
 	srv := startEcho(t, "kernel")
@@ -73,5 +73,42 @@ func TestPercentileIsTheNearestRank(t *testing.T) {
 		if got := percentile(s, p); got != want {
 			t.Errorf("percentile %v = %d, want %d", p, got, want)
 		}
+	}
+}
+
+// A server process of each implementation serves RESP, settles with its
+// connections open, and its memory and CPU time can be read; Redis is
+// skipped where it is not installed.
+func TestServerProcessServesAndSettles(t *testing.T) {
+	const conns = 5
+	for _, impl := range serverImpls {
+		t.Run("impl="+impl, func(t *testing.T) {
+			srv := startServerProcess(t, impl, respProto)
+			if _, err := srv.settle(0); err != nil {
+				t.Fatal(err)
+			}
+			dialProto(t, srv.addr, conns, respProto)
+			heap, err := srv.settle(conns)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if impl == "redis" != (heap == -1) || impl != "redis" && heap <= 0 {
+				t.Errorf("heap %d: want -1 for Redis, positive for a Go server", heap)
+			}
+			if rss, err := srv.rss(); err != nil || rss <= 0 {
+				t.Errorf("rss %d, %v", rss, err)
+			}
+			if cpu, err := srv.cpu(); err != nil || cpu <= 0 {
+				t.Errorf("cpu %v, %v", cpu, err)
+			}
+		})
+	}
+}
+
+// A server process told something it does not know answers with an error.
+func TestServerProcessRejectsABadSpec(t *testing.T) {
+	var out strings.Builder
+	if code := ServerProcessMain("kernel gopher", strings.NewReader(""), &out); code != 2 || !strings.HasPrefix(out.String(), "error bad") {
+		t.Fatalf("exit %d, output %q: want 2 and an error", code, out.String())
 	}
 }

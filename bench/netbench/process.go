@@ -35,7 +35,7 @@ func ClientProcessMain(spec string, in io.Reader, out io.Writer) int {
 		fmt.Fprintf(out, "error bad %s %q: want \"<addr> <conns> <round trips>\"\n", clientEnv, spec)
 		return 2
 	}
-	cs, err := dial(addr, conns)
+	cs, err := dial(addr, conns, echoProto)
 	defer closeClients(cs)
 	if err != nil {
 		fmt.Fprintf(out, "error %v\n", err)
