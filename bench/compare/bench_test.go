@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"fmt"
 	"testing"
 	"time"
 )
@@ -23,6 +24,10 @@ const (
 	idleSecond  = time.Second
 )
 
+// depthTasks are the queue depths of SpawnDepth, from a thousand tasks
+// queued at once to ten million.
+var depthTasks = []int{1_000, 10_000, 100_000, 1_000_000, 10_000_000}
+
 func BenchmarkSpawnLocal(b *testing.B)   { benchWorkload(b, withIOWaiter(spawnLocal(spawnTasks))) }
 func BenchmarkSpawnRemote(b *testing.B)  { benchWorkload(b, withIOWaiter(spawnRemote(spawnTasks))) }
 func BenchmarkChainedSpawn(b *testing.B) { benchWorkload(b, chainedSpawn(chainDepth)) }
@@ -34,6 +39,19 @@ func BenchmarkPingPong(b *testing.B)     { benchWorkload(b, withIOWaiter(pingPon
 
 func BenchmarkImbalanced(b *testing.B) {
 	benchWorkload(b, imbalanced(burstCount, burstTasks, burstWorkUs))
+}
+
+// BenchmarkSpawnDepth reports, for each queue depth in depthTasks
+// (tasks=N), how the cost of a spawn and the memory of a queued task grow
+// with the number of tasks queued at once. Under -short it runs only the
+// smallest depth.
+func BenchmarkSpawnDepth(b *testing.B) {
+	for i, n := range depthTasks {
+		if i > 0 && testing.Short() {
+			break
+		}
+		b.Run(fmt.Sprintf("tasks=%d", n), func(b *testing.B) { benchSpawnDepth(b, n) })
+	}
 }
 
 // BenchmarkIdleWake reports the median and 99th percentile of the

@@ -33,6 +33,29 @@ func TestEveryVariantRunsEveryWorkloadToItsCount(t *testing.T) {
 	}
 }
 
+// 300 tasks: more than runnext and the kernel's local ring hold, so some
+// go to its global queue.
+func TestSpawnDepthQueuesEveryTaskAndRunsItOnce(t *testing.T) {
+	const n = 300
+	for _, v := range depthVariants() {
+		t.Run("impl="+v.impl, func(t *testing.T) {
+			op := v.setup(t, noTimer{}, n)
+			for i := range 3 {
+				r := op(i == 0)
+				if r.early != 0 || r.ran != n {
+					t.Fatalf("op %d: %d tasks ran before the last was queued and %d in all; want 0 and %d", i, r.early, r.ran, n)
+				}
+			}
+		})
+	}
+}
+
+// noTimer is the timer of a test: there is no benchmark time to stop.
+type noTimer struct{}
+
+func (noTimer) StopTimer()  {}
+func (noTimer) StartTimer() {}
+
 func TestForkJoinFibSpawnsOneTaskPerInternalNode(t *testing.T) {
 	// fib(5): 7 internal nodes (F(6)-1) and 8 leaves (F(6)).
 	if w := forkJoinFib(5); w.tasks != 7 || w.want != 5 {

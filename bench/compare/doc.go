@@ -81,6 +81,31 @@
 //     group's FIFO), kernel-gowait (GoWait blocks for room), errgroup
 //     (SetLimit(4); Go blocks), pond (a pool of 4 workers; Submit
 //     queues), conc-pool (WithMaxGoroutines(4); Go blocks).
+//  12. SpawnDepth: how the cost of a spawn and the memory of a queued task
+//     grow with the number of tasks queued at once, tasks=1,000 to
+//     10,000,000 (only 1,000 under -short). One op queues that many tiny
+//     tasks so that all exist and none has run at one moment, then lets
+//     them run and waits for the last. kernel: a kernel of one P, made once
+//     per benchmark; a root task spawns the tasks with c.Go, and since
+//     nothing else runs on the P they stay queued (runnext, the local ring
+//     of 256, the rest on the global queue). native: goroutines that wait
+//     on a gate, closed after the loop. pond: a pool of one worker, busy
+//     with a task that waits on the gate, so the tasks wait in its queue.
+//     ants: a pool cannot queue a task there, so the pool is unbounded and
+//     every task waits on the gate, holding a worker goroutine of its own.
+//     It reports ns/task, spawn-ns/task (the spawn loop alone) and B/task,
+//     the heap and stacks in use (HeapInuse+StackInuse) with every task
+//     queued, minus before, after a GC. The readings are taken with the
+//     timer stopped and in the first op only: later ops reuse what the
+//     first left behind (the kernel's free list of task records and its
+//     global queue's ring, which never shrink; ants's idle workers, kept
+//     for a second; the runtime's goroutine records), so -benchtime=1x
+//     measures the memory at every size. There is no warm-up op. A
+//     goroutine's stack starts at 2 KiB, or larger after a GC that saw
+//     larger stacks (the runtime's adaptive starting size), so native's
+//     and ants's B/task depend on what ran before them. native and ants
+//     skip 10,000,000 tasks: with a goroutine per task they would need
+//     some 25 GB, more than the benchmark allows itself (depthMemLimit).
 //
 // ForkJoinFib also runs with task groups: kernel-group is the fork/join
 // of Group and Ctx.Join with no counter of its own (both halves are
