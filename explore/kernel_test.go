@@ -346,8 +346,10 @@ func shutdownVsSubmits() {
 
 // monitorVsShutdown: Shutdown of an idle kernel whose monitor runs, as it
 // goes to its deep sleep: the monitor must see the stop or be woken, or
-// Shutdown waits for it forever. (This model reaches only the deep sleep:
-// the monitor takes no timed sleep while every P is idle.)
+// Shutdown waits for it forever. The monitor's first look at the idle
+// kernel takes a timed round before its deep sleep, and in a model, where
+// time does not pass, a timed round lasts until a Wakeup: the stop must
+// end it. (MonitorWakeVsShutdown reaches the deep sleep.)
 func monitorVsShutdown() {
 	k, err := kernel.New(kernel.WithProcs(1))
 	if err != nil {
@@ -357,7 +359,8 @@ func monitorVsShutdown() {
 }
 
 // monitorWakeVsShutdown: the monitor of a one-P kernel goes to its deep
-// sleep while two tasks are submitted, the second of which keeps its P
+// sleep (after the timed round its first quiet look takes, which the model
+// lets time out) while two tasks are submitted, the second of which keeps its P
 // until the monitor is out of its deep sleep; then Shutdown stops the
 // kernel while the monitor is in a timed round. The pidleget that ends the
 // quiet must wake the monitor, or the second task spins forever (a
@@ -405,12 +408,15 @@ var kernelModels = []struct {
 
 // modelTimeouts are the timeouts per execution of the models whose
 // monitor must run its rounds: two, since retake hands off a P only in
-// the second round that finds the same Block.
+// the second round that finds the same Block, and since the monitor goes
+// to its deep sleep only at the second look that finds the kernel quiet
+// with no task run between.
 var modelTimeouts = map[string]int{
 	"BlockHandoffVsSubmit/lazy": 2,
 	"BlockVsRetake":             2,
 	"BlockWithLocalWork":        2,
 	"NetpollDeadlineVsWait":     1,
+	"MonitorWakeVsShutdown":     2,
 }
 
 // The bound of the kernel's models. By default it is 1, where each model is

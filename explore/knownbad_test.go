@@ -115,7 +115,7 @@ func TestKnownBadKernelsAreReported(t *testing.T) {
 		{mutant.Named("needspinning-ignored"), byModels("^TestKernelModels$/^SpawnVsDroppingP$")},
 		{mutant.Named("eager-block-not-handed-off"), byModels("^TestKernelModels$/^BlockHandoffVsSubmit$/^eager$")},
 		{mutant.Named("pidleget-leaves-monitor-asleep"), byModels("^TestKernelModels$/^MonitorWakeVsShutdown$")},
-		{mutant.Named("monitor-timed-sleep-after-stop"), byModels("^TestKernelModels$/^MonitorWakeVsShutdown$")},
+		{mutant.Named("monitor-timed-sleep-after-stop"), byModels("^TestKernelModels$/^MonitorVsShutdown$")},
 		{mutant.Named("retake-store-not-cas"), byModels("^TestKernelModels$/^BlockVsRetake$")},
 		{mutant.Named("retake-waits-for-old-block"), byModels("^TestKernelModels$/^BlockHandoffVsSubmit$/^lazy$")},
 		{mutant.Named("handoffp-ignores-local-work"), byModels("^TestKernelModels$/^BlockWithLocalWork$")},

@@ -50,13 +50,21 @@ type monitorP struct {
 // stalled tasks, and polls the netpoller if nobody has for 10 ms. Its sleep
 // doubles after monitorIdleRounds rounds that did none of this (a poll
 // that found no I/O counts as none), and drops back to 20 µs after one
-// that did. With every P idle and no M in Block it sleeps until a P
-// starts running, so an idle kernel uses no CPU. A deep sleep shorter than
-// monitorRestartAfter leaves the back-off as it was; a longer one starts
-// the monitor over at 20 µs. Differs from the runtime: DESIGN.md §3.4.
+// that did. With every P idle and no M in Block for a whole round, in
+// which no task ran, it sleeps until a P starts running, so an idle kernel
+// uses no CPU. The round first is what keeps a kernel that goes idle and
+// busy again many times a millisecond (one connection's request and
+// reply) from waking the monitor each time: that wake cost a goroutine
+// wakeup per request, and doubled one connection's p99 round trip. A
+// deep sleep shorter than monitorRestartAfter leaves the back-off as it
+// was; a longer one starts the monitor over at 20 µs. Differs from the
+// runtime: DESIGN.md §3.4.
 func (k *Kernel) sysmon() {
 	delay, idle := monitorMinDelay, 0
 	woke := false // the next timed round is the first after a deep sleep
+	// The monitor saw the kernel quiet at its last look, with runs the
+	// sum of the Ps' run counts then.
+	quietBefore, quietRuns := false, uint64(0)
 	k.forgetRuns(xsync.Nanotime())
 	for {
 		if k.state.Load() == stateStopped {
@@ -66,7 +74,15 @@ func (k *Kernel) sysmon() {
 			k.lock.Unlock()
 			return
 		}
-		if k.quiet() {
+		quiet := k.quiet()
+		if quiet {
+			runs := k.runsSoFar()
+			quiet = quietBefore && runs == quietRuns
+			quietBefore, quietRuns = !quiet, runs
+		} else {
+			quietBefore = false
+		}
+		if quiet {
 			k.monWokeDelay.Store(0)
 			k.monMode.Store(monDeep)
 			slept := xsync.Nanotime()
@@ -118,6 +134,17 @@ func (k *Kernel) sysmon() {
 			idle++
 		}
 	}
+}
+
+// runsSoFar is the sum of the Ps' run counts (p.ticks' runseq), which
+// changes whenever a task ran since the monitor last looked (a sum that
+// came back to the same value would need 2^32 runs in one round).
+func (k *Kernel) runsSoFar() uint64 {
+	var n uint64
+	for _, pp := range k.allp {
+		n += pp.ticks.Load() >> 32
+	}
+	return n
 }
 
 // forgetRuns makes the monitor take what each P runs next as a new run,
