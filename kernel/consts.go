@@ -26,6 +26,13 @@ const (
 	gfreeMax  = 64
 	gfreeKeep = 32
 
+	// gfreeGlobalMax bounds the kernel's global free list of task records
+	// (64 Ki records, 4 MiB of them): what a burst of more dead tasks
+	// leaves is the garbage collector's, so a kernel does not hold its
+	// peak number of tasks' records until Close. The runtime keeps every
+	// dead goroutine's descriptor.
+	gfreeGlobalMax = 1 << 16
+
 	// publishEvery is how many task runs a P counts before it publishes its
 	// counters to Stats; it also publishes whenever it goes idle.
 	publishEvery = 64

@@ -870,3 +870,35 @@ func TestWakepStartsNoMWhileAnMSpins(t *testing.T) {
 		t.Fatalf("wakep with no M spinning and an idle P started %d Ms, want 1", started)
 	}
 }
+
+// After a burst of more dead tasks than gfreeGlobalMax, the kernel's free
+// list of records holds gfreeGlobalMax at most: the rest is the garbage
+// collector's.
+func TestTheFreeListOfRecordsIsBounded(t *testing.T) {
+	k := newKernel(t, WithProcs(1))
+	const n = gfreeGlobalMax + 10*gfreeMax
+	var left atomic.Int64
+	left.Store(n)
+	done := make(chan struct{})
+	if err := k.Go(func(c *Ctx) {
+		for range n {
+			c.Go(func(*Ctx) {
+				if left.Add(-1) == 0 {
+					close(done)
+				}
+			})
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	if err := k.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	k.lock.Lock()
+	free := len(k.gfree)
+	k.lock.Unlock()
+	if free > gfreeGlobalMax || free < gfreeGlobalMax/2 {
+		t.Fatalf("the free list holds %d records after a burst of %d, want at most %d and most of them", free, n, gfreeGlobalMax)
+	}
+}

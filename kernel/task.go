@@ -494,7 +494,10 @@ func (k *Kernel) gfput(pp *p, gp *g) {
 	if len(pp.gfree) >= gfreeMax {
 		k.lock.Lock()
 		keep := pp.gfree[:gfreeKeep]
-		k.gfree = append(k.gfree, pp.gfree[gfreeKeep:]...)
+		// Over gfreeGlobalMax the rest is left to the garbage collector.
+		move := pp.gfree[gfreeKeep:]
+		move = move[:min(len(move), max(gfreeGlobalMax-len(k.gfree), 0))]
+		k.gfree = append(k.gfree, move...)
 		clear(pp.gfree[gfreeKeep:])
 		pp.gfree = keep
 		k.ngfreeHint.Store(int32(len(k.gfree)))

@@ -16,7 +16,9 @@ import (
 // a hint.
 //
 // Items live in a growable ring buffer, so there is no per-item allocation
-// once the buffer has grown to the queue's high-water mark; it never shrinks.
+// once the buffer has grown to the queue's high-water mark. A queue that
+// empties with a ring of more than keepRing slots lets the ring go, so that
+// a burst of millions of tasks does not leave its ring behind.
 type Global[T any] struct {
 	buf  []*T // ring buffer; len(buf) is zero or a power of two
 	head int  // index in buf of the oldest item
@@ -121,7 +123,13 @@ func (q *Global[T]) pop() *T {
 func (q *Global[T]) setLen(n int) {
 	q.n = n
 	q.size.Store(int64(n))
+	if n == 0 && len(q.buf) > keepRing {
+		q.buf, q.head = nil, 0
+	}
 }
+
+// keepRing is the largest ring an empty Global keeps (32 KiB of slots).
+const keepRing = 1 << 12
 
 // grow makes room for k more items.
 func (q *Global[T]) grow(k int) {

@@ -318,3 +318,25 @@ func TestGlobalSteadyStateDoesNotAllocate(t *testing.T) {
 		}
 	}
 }
+
+// A queue that empties after a burst lets its big ring go, so that the
+// next burst grows a new one; after a small burst it keeps its ring, and
+// the next small burst allocates nothing.
+func TestGlobalLetsABigRingGoWhenEmpty(t *testing.T) {
+	for _, c := range []struct {
+		burst    int
+		allocate bool
+	}{{64, false}, {10000, true}} {
+		items := makeItems(c.burst)
+		g := new(runq.Global[item])
+		burst := func() {
+			g.PutBatch(items)
+			for g.Len() > 0 {
+				g.Get()
+			}
+		}
+		if got := testing.AllocsPerRun(5, burst); (got > 0) != c.allocate {
+			t.Errorf("a burst of %d after another: %v allocations, want some: %v", c.burst, got, c.allocate)
+		}
+	}
+}
