@@ -18,8 +18,8 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 rounds=${1:-6}
-out=${OUT:-curves-out}
-mkdir -p "$out" ../docs/plots
+mkdir -p "${OUT:-curves-out}" ../docs/plots
+out=$(cd "${OUT:-curves-out}" && pwd)
 
 if ! command -v redis-server >/dev/null; then
 	echo "== installing redis-server"
@@ -40,9 +40,9 @@ go test -c -o "$out/compare.test" ./compare
 : >"$out/depth.txt"
 for i in $(seq "$rounds"); do
 	echo "== round $i of $rounds"
-	(cd netbench && "../$out/netbench.test" -test.run '^$' -test.bench '^Benchmark(Echo|RESP)$' -test.count 1 -test.benchtime 1s) >>"$out/net.txt"
-	(cd netbench && "../$out/netbench.test" -test.run '^$' -test.bench '^BenchmarkIdleConn(Memory|CPU)$' -test.count 1 -test.benchtime 1x) >>"$out/idle.txt"
-	(cd compare && "../$out/compare.test" -test.run '^$' -test.bench '^BenchmarkSpawnDepth$' -test.count 1 -test.benchtime 1x) >>"$out/depth.txt"
+	(cd netbench && "$out/netbench.test" -test.run '^$' -test.bench '^Benchmark(Echo|RESP)$' -test.count 1 -test.benchtime 1s) >>"$out/net.txt"
+	(cd netbench && "$out/netbench.test" -test.run '^$' -test.bench '^BenchmarkIdleConn(Memory|CPU)$' -test.count 1 -test.benchtime 1x) >>"$out/idle.txt"
+	(cd compare && "$out/compare.test" -test.run '^$' -test.bench '^BenchmarkSpawnDepth$' -test.count 1 -test.benchtime 1x) >>"$out/depth.txt"
 done
 
 echo "== plots"

@@ -51,6 +51,7 @@ type depthRun struct {
 	wall  time.Duration // the whole op, without the memory readings
 	spawn time.Duration // the spawn loop alone
 	bytes int64         // memory in use with every task queued minus before, if read
+	held  int64         // memory in use once every task has run, after a GC, minus before, if read
 }
 
 // A depthOp is the clock of one op and, with mem, its memory readings.
@@ -97,11 +98,19 @@ func (o *depthOp) queued(t *tiny) {
 
 // end ends the op once its last task has run; ran is the count of tasks
 // that ran.
+// With mem it then collects the garbage and reads what the implementation
+// still holds, with the benchmark timer stopped.
 func (o *depthOp) end(ran int64) depthRun {
 	end := time.Now()
 	o.r.ran = ran
 	o.r.spawn = o.spawned.Sub(o.loop)
 	o.r.wall = end.Sub(o.start) - o.resumed.Sub(o.spawned)
+	if o.mem {
+		o.tm.StopTimer()
+		runtime.GC()
+		o.r.held = memInUse() - o.before
+		o.tm.StartTimer()
+	}
 	return o.r
 }
 
@@ -222,8 +231,10 @@ func depthVariants() []depthVariant {
 // sub-benchmark impl=<name>, skipping the ones that would not fit in
 // depthMemLimit. There is no warm-up op: the memory is read in the first
 // op only, which is the one that finds the implementation empty, and every
-// op is checked. It reports ns/task and spawn-ns/task over all ops and
-// B/task of the first.
+// op is checked. It reports ns/task and spawn-ns/task over all ops, and
+// of the first B/task, the memory per task while all were queued, and
+// held-B/task, what the implementation still holds per task once they
+// have run (free lists, a grown queue, idle workers).
 func benchSpawnDepth(b *testing.B, n int) {
 	for _, v := range depthVariants() {
 		b.Run("impl="+v.impl, func(b *testing.B) {
@@ -233,7 +244,7 @@ func benchSpawnDepth(b *testing.B, n int) {
 			}
 			op := v.setup(b, b, n)
 			var wall, spawn time.Duration
-			var bytes int64
+			var bytes, held int64
 			first := true
 			for b.Loop() {
 				r := op(first)
@@ -244,7 +255,7 @@ func benchSpawnDepth(b *testing.B, n int) {
 					b.Fatalf("op ran %d tasks, want %d", r.ran, n)
 				}
 				if first {
-					bytes, first = r.bytes, false
+					bytes, held, first = r.bytes, r.held, false
 				}
 				wall += r.wall
 				spawn += r.spawn
@@ -253,6 +264,7 @@ func benchSpawnDepth(b *testing.B, n int) {
 			b.ReportMetric(float64(wall.Nanoseconds())/tasks, "ns/task")
 			b.ReportMetric(float64(spawn.Nanoseconds())/tasks, "spawn-ns/task")
 			b.ReportMetric(float64(bytes)/float64(n), "B/task")
+			b.ReportMetric(float64(held)/float64(n), "held-B/task")
 		})
 	}
 }
