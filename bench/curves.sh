@@ -54,7 +54,7 @@ plot -bench RESP -x conns -unit p99-ns -logx -logy -title "RESP PING: p99 round 
 plot -bench IdleConnMemory -x conns -unit B/conn -logx -title "Memory per idle connection (server RSS)" -o ../docs/plots/idle-conn-memory.svg "$out/idle.txt"
 plot -bench IdleConnCPU -x conns -unit cpu-ms/idle-s -title "Server CPU per idle second" -o ../docs/plots/idle-conn-cpu.svg "$out/idle.txt"
 plot -bench SpawnDepth -x tasks -unit ns/task -logx -logy -title "Spawn and run, tasks queued at once" -o ../docs/plots/spawn-depth-ns.svg "$out/depth.txt"
-plot -bench SpawnDepth -x tasks -unit B/task -logx -logy -title "Memory per queued task" -o ../docs/plots/spawn-depth-bytes.svg "$out/depth.txt"
+plot -bench SpawnDepth -x tasks -unit B/task -logx -title "Memory per queued task" -o ../docs/plots/spawn-depth-bytes.svg "$out/depth.txt"
 
 echo "== tables"
 for f in net idle depth; do
