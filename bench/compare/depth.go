@@ -159,24 +159,7 @@ func depthVariants() []depthVariant {
 			}
 		}},
 		{"native", 2700, "a goroutine: its record and a stack of at least 2 KiB", func(tb testing.TB, tm timer, n int) func(bool) depthRun {
-			t := newTiny(tb, what, n, nil)
-			f := t.do
-			op := &depthOp{tm: tm}
-			return func(mem bool) depthRun {
-				gate := make(chan struct{})
-				task := func() {
-					<-gate
-					f()
-				}
-				op.begin(mem)
-				op.spawning()
-				for range n {
-					go task()
-				}
-				op.queued(t)
-				close(gate)
-				return op.end(t.wait())
-			}
+			return gatedOp(tb, tm, n, func(task func()) { go task() })
 		}},
 		{"pond", 32, "a slot of the pool's queue", func(tb testing.TB, tm timer, n int) func(bool) depthRun {
 			p := newPool(tb, "pond", 1, false)
@@ -203,27 +186,36 @@ func depthVariants() []depthVariant {
 				tb.Fatalf("ants.NewPool: %v", err)
 			}
 			tb.Cleanup(p.Release)
-			t := newTiny(tb, what, n, nil)
-			f := t.do
-			op := &depthOp{tm: tm}
-			return func(mem bool) depthRun {
-				gate := make(chan struct{})
-				task := func() {
-					<-gate
-					f()
+			return gatedOp(tb, tm, n, func(task func()) {
+				if err := p.Submit(task); err != nil {
+					tb.Fatalf("ants Submit: %v", err)
 				}
-				op.begin(mem)
-				op.spawning()
-				for range n {
-					if err := p.Submit(task); err != nil {
-						tb.Fatalf("ants Submit: %v", err)
-					}
-				}
-				op.queued(t)
-				close(gate)
-				return op.end(t.wait())
-			}
+			})
 		}},
+	}
+}
+
+// gatedOp is the op of a variant whose n queued tasks are goroutines
+// waiting on a gate, a channel closed once all are started: start starts
+// one.
+func gatedOp(tb testing.TB, tm timer, n int, start func(task func())) func(bool) depthRun {
+	t := newTiny(tb, "SpawnDepth", n, nil)
+	f := t.do
+	op := &depthOp{tm: tm}
+	return func(mem bool) depthRun {
+		gate := make(chan struct{})
+		task := func() {
+			<-gate
+			f()
+		}
+		op.begin(mem)
+		op.spawning()
+		for range n {
+			start(task)
+		}
+		op.queued(t)
+		close(gate)
+		return op.end(t.wait())
 	}
 }
 

@@ -45,10 +45,16 @@ func BenchmarkEcho(b *testing.B) { benchLoadCurve(b, echoProto) }
 func BenchmarkRESP(b *testing.B) { benchLoadCurve(b, respProto) }
 
 func benchLoadCurve(b *testing.B, p protocol) {
-	for _, conns := range points(loadConns) {
+	curve(b, loadConns, impls, func(b *testing.B, impl string, conns int) { benchLoad(b, p, impl, conns) })
+}
+
+// curve runs bench at each point of a curve (points) for each
+// implementation, as Benchmark.../conns=N/impl=<impl>.
+func curve(b *testing.B, all []int, impls []string, bench func(b *testing.B, impl string, conns int)) {
+	for _, conns := range points(all) {
 		b.Run(fmt.Sprintf("conns=%d", conns), func(b *testing.B) {
 			for _, impl := range impls {
-				b.Run("impl="+impl, func(b *testing.B) { benchLoad(b, p, impl, conns) })
+				b.Run("impl="+impl, func(b *testing.B) { bench(b, impl, conns) })
 			}
 		})
 	}
@@ -76,15 +82,7 @@ func benchLoad(b *testing.B, p protocol, impl string, conns int) {
 // own: the server's process runs only the server. srv-cpu-ns/op is the
 // server process's CPU time per round trip, cli-cpu-ns/op the client
 // process's.
-func BenchmarkEchoProcess(b *testing.B) {
-	for _, conns := range points(processConns) {
-		b.Run(fmt.Sprintf("conns=%d", conns), func(b *testing.B) {
-			for _, impl := range impls {
-				b.Run("impl="+impl, func(b *testing.B) { benchEchoProcess(b, impl, conns) })
-			}
-		})
-	}
-}
+func BenchmarkEchoProcess(b *testing.B) { curve(b, processConns, impls, benchEchoProcess) }
 
 // serverImpls are the servers of the idle curves: Redis beside the two.
 var serverImpls = []string{"kernel", "net", "redis"}
@@ -97,15 +95,7 @@ var serverImpls = []string{"kernel", "net", "redis"}
 // their garbage and return free memory to the system before each
 // reading (see ServerProcessMain); Redis is read as it is. Its sec/op
 // means nothing.
-func BenchmarkIdleConnMemory(b *testing.B) {
-	for _, conns := range points(memConns) {
-		b.Run(fmt.Sprintf("conns=%d", conns), func(b *testing.B) {
-			for _, impl := range serverImpls {
-				b.Run("impl="+impl, func(b *testing.B) { benchIdleMemory(b, impl, conns) })
-			}
-		})
-	}
-}
+func BenchmarkIdleConnMemory(b *testing.B) { curve(b, memConns, serverImpls, benchIdleMemory) }
 
 func benchIdleMemory(b *testing.B, impl string, conns int) {
 	raiseFDLimit(b, conns+1024)
@@ -141,15 +131,7 @@ func benchIdleMemory(b *testing.B, impl string, conns int) {
 // measurement starts once every connection's task waits on the poller and
 // every P is idle. Each run idles for idleTime. Its sec/op is the idle
 // time and means nothing.
-func BenchmarkIdleConnCPU(b *testing.B) {
-	for _, conns := range points(idleCPUConns) {
-		b.Run(fmt.Sprintf("conns=%d", conns), func(b *testing.B) {
-			for _, impl := range serverImpls {
-				b.Run("impl="+impl, func(b *testing.B) { benchIdleCPU(b, impl, conns) })
-			}
-		})
-	}
-}
+func BenchmarkIdleConnCPU(b *testing.B) { curve(b, idleCPUConns, serverImpls, benchIdleCPU) }
 
 func benchIdleCPU(b *testing.B, impl string, conns int) {
 	raiseFDLimit(b, conns+1024)
