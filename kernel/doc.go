@@ -61,9 +61,10 @@
 // which blocks it until every task of the group has finished, as
 // errgroup's Wait does. A task calls [Ctx.Join] instead: it names a
 // continuation that runs as a new task once the group is done, and
-// returns; no worker waits meanwhile. The continuation runs on the M of
-// the task that finished the group, right after it, the way a
-// hand-written fork/join goes on with its parent's frame. A continuation belongs to the group
+// returns; no worker waits meanwhile. The first Join's continuation
+// usually runs on the M of the task that finished the group, right after
+// it, the way a hand-written fork/join goes on with its parent's frame
+// (the exceptions are in the doc of Ctx.Join). A continuation belongs to the group
 // of the task that joined, so a task that joins its children keeps its own
 // group busy until their results are in, and a fork/join tree needs no
 // counters of its own (see the example of Ctx.Join). A panic in a group

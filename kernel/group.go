@@ -240,11 +240,14 @@ func runGroupTask(c *Ctx) {
 			return
 		}
 		// gp's task is dead and j's continuation starts on its record,
-		// as gdead and spawnGroupTask would have it.
+		// as gdead and spawnGroupTask would have it, and it is a new run
+		// for the monitor (its stall check), in the same time slice.
 		pp := c.m.p
 		pp.c.finished++
 		pp.c.spawned++
 		pp.c.tasksRun++
+		pp.runseq++
+		pp.ticks.StoreRelaxed(uint64(pp.runseq)<<32 | uint64(pp.schedtick))
 		if w := gp.waker; w != nil {
 			w.state.Store(wDead)
 			gp.waker = nil
@@ -295,7 +298,10 @@ func runGroupTaskOnce(c *Ctx, direct bool) (joinReq, error, bool) {
 	if gp.yield || gp.parking || gp.waitAsked() {
 		return joinReq{}, nil, false // it runs again
 	}
-	direct = direct && gp.kind == nil && !c.m.k.histograms && !trace.IsEnabled()
+	// Not once the kernel has stopped: the continuation is spawned, and
+	// Close drops it, as it drops what any run spawns then.
+	k := c.m.k
+	direct = direct && !k.histograms && !trace.IsEnabled() && k.state.Load() != stateStopped
 	return grp.finish(c.m, x.counted, direct)
 }
 
@@ -480,10 +486,12 @@ func (g *Group) startJoin(mp *m, j joinReq, err error) {
 // return. If g is done already, then runs at once (next on this P).
 // Otherwise the first Join's continuation runs where the task that
 // finished g last ends, on its M, right after it, as a new task on the
-// same record (up to a chain of 16 such continuations; the next is queued
-// on that P): the parent of a fork/join goes on where its last child
-// ends, with no queue and no wakeup between. Later Joins' continuations
-// run next on that P. Each Join runs its continuation exactly once.
+// same record: the parent of a fork/join goes on where its last child
+// ends, with no queue and no wakeup between. It is spawned on that P
+// instead (as Ctx.Go spawns) after a chain of 16 such continuations, with
+// WithHistograms or the execution tracer on, and once the kernel has
+// stopped; so are later Joins' continuations. Each Join runs its
+// continuation exactly once.
 // The error then receives is g's first error as it was when g was done.
 //
 // When the calling task belongs to a group (it was added with [Group.Go],

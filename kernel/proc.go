@@ -218,6 +218,7 @@ type p struct {
 	ticks       xsync.Stat   // runseq<<32 | schedtick, for the monitor
 	syscalltick xsync.Stat   // Blocks entered, for the monitor
 	pub         published
+	pubAt       uint64            // c.tasksRun at the last publish; the owner's
 	kind        xsync.Label[Kind] // the running task's kind, for the stall report
 	_           [64]byte
 }

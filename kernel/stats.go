@@ -93,6 +93,7 @@ type published struct {
 // Differs from the runtime: DESIGN.md §3.3.
 func (pp *p) publish() {
 	c, u := &pp.c, &pp.pub
+	pp.pubAt = c.tasksRun
 	u.tasksRun.Store(c.tasksRun)
 	u.spawned.Store(c.spawned)
 	u.runnextHits.Store(c.runnextHits)

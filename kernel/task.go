@@ -424,7 +424,9 @@ func (k *Kernel) execute(mp *m, gp *g, inheritTime bool) bool {
 	default:
 		k.gdead(pp, gp)
 	}
-	if pp.c.tasksRun%publishEvery == 0 {
+	// By distance, not by multiples: a run that goes on with Join
+	// continuations counts several (runGroupTask).
+	if pp.c.tasksRun-pp.pubAt >= publishEvery {
 		pp.publish()
 	}
 	return true
