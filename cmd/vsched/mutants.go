@@ -397,12 +397,12 @@ func (mc *mutantCampaign) killers(ctx context.Context, o *mutantOutcome, overlay
 	}
 }
 
-// goTest runs v with the overlay (none for the unmodified code), own being
-// the packages of a verifier that tests the mutated package itself. It
-// reports whether v failed, how (the first failed test, or the panic, or
-// BROKEN when its tests did not build), and v's output.
+// goTest runs v with the overlay (none for unmodified code), own being the
+// packages of a verifier that tests the mutated package itself, and reports
+// whether v failed (a hang too; slow verifiers get longer), how (the first
+// failed test, a panic, or BROKEN if it did not build), and v's output.
 func (mc *mutantCampaign) goTest(ctx context.Context, v mutantVerifier, own []string, overlay string) (failed bool, how, out string) {
-	args := []string{"test", "-count=1", "-failfast", "-timeout", "3m", "-tags", v.tags} // a hang is a kill
+	args := []string{"test", "-count=1", "-failfast", "-timeout", map[bool]string{false: "3m", true: "6m"}[v.slow], "-tags", v.tags}
 	if overlay != "" {
 		args = append(args, "-overlay", overlay)
 	}
