@@ -62,7 +62,8 @@
 //     (VmRSS) from before the first connection, divided by N; heap-B/conn
 //     the same of its Go heap and stacks in use. The Go servers collect
 //     their garbage and return free memory to the system before each
-//     reading; Redis is read as it is. Connection i dials from 127.0.0.1 +
+//     reading; Redis is read once its resident set has settled (its idle
+//     clients' query buffers are freed after 2 s). Connection i dials from 127.0.0.1 +
 //     i/20,000, so that the ephemeral ports do not run out, and the
 //     benchmark raises the descriptor limit of both processes, or skips a
 //     size the system does not allow.
