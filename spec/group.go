@@ -46,9 +46,9 @@ func (s GroupTaskState) String() string {
 //     its group's first error if it has none; when the task is finished, a
 //     limited group hands its slot to the oldest queued task, and the task
 //     that brings the pending count to 0 completes the group, which starts
-//     every registered continuation. The kernel runs the first of them on
-//     the finishing task's M right after it (a fork/join's parent goes on
-//     where its last child ends); the model only says it started.
+//     every registered continuation. The kernel usually runs the first of
+//     them on the finishing task's M right after it (a fork/join's parent
+//     goes on where its last child ends); the model only says it started.
 //   - [Groups.Wait] is Group.Wait: done when the pending count is 0, with
 //     the group's first error.
 //
