@@ -245,13 +245,8 @@ func runGroupTask(c *Ctx) {
 		pp := c.m.p
 		pp.c.finished++
 		pp.c.spawned++
-		pp.c.tasksRun++
-		pp.runseq++
-		pp.ticks.StoreRelaxed(uint64(pp.runseq)<<32 | uint64(pp.schedtick))
-		if w := gp.waker; w != nil {
-			w.state.Store(wDead)
-			gp.waker = nil
-		}
+		pp.beginRun()
+		gp.retireWaker()
 		gp.x.err = nil
 		gp.x.setGroupTask(groupTask{grp: j.grp, then: j.then, jerr: jerr, counted: j.counted})
 	}

@@ -422,7 +422,8 @@ func TestJoinContinuationRunsWhereTheLastTaskFinished(t *testing.T) {
 	}
 	require.Equal(t, depth, conts)
 	// The depth+1 tasks take a turn each. The leaf's turn goes on with 16
-	// continuations (maxDirectJoins), and queues the next; each turn that
-	// runs a queued one goes on with 16 more.
-	require.Equal(t, depth+1+(depth-16+16)/17, turns)
+	// continuations (maxDirectJoins) and queues the next; each turn that
+	// runs a queued one runs it and 16 more: ceil((depth-16)/17) turns.
+	const chain = 16
+	require.Equal(t, depth+1+(depth-chain+chain)/(chain+1), turns)
 }

@@ -919,9 +919,7 @@ func (k *Kernel) mdying(mp *m, gp *g) {
 	}
 	gp.ctx.m = nil
 	mp.curg = nil
-	if w := gp.waker; w != nil {
-		w.state.Store(wDead)
-	}
+	gp.retireWaker()
 	cancelWait(gp)
 	if pp := mp.p; pp != nil {
 		k.releasep(mp)

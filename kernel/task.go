@@ -366,11 +366,7 @@ func (k *Kernel) execute(mp *m, gp *g, inheritTime bool) bool {
 	if !inheritTime {
 		pp.schedtick++
 	}
-	pp.runseq++
-	// For the monitor: a run began (runseq), and the time slice changed
-	// or did not (schedtick).
-	pp.ticks.StoreRelaxed(uint64(pp.runseq)<<32 | uint64(pp.schedtick))
-	pp.c.tasksRun++
+	pp.beginRun()
 	if gp.kind != nil || pp.kindShown {
 		// For the monitor's stall report: the kind of what runs now.
 		pp.kind.Store(gp.kind)
@@ -432,13 +428,28 @@ func (k *Kernel) execute(mp *m, gp *g, inheritTime bool) bool {
 	return true
 }
 
+// beginRun counts a run that begins on pp, and tells the monitor: a run
+// began (runseq), and the time slice changed or did not (schedtick, which
+// the caller moved or not). Executed only by pp's owner.
+func (pp *p) beginRun() {
+	pp.runseq++
+	pp.ticks.StoreRelaxed(uint64(pp.runseq)<<32 | uint64(pp.schedtick))
+	pp.c.tasksRun++
+}
+
+// retireWaker ends gp's Waker, if it has one, as its task dies: a dead
+// task's Waker is never reused, and no Wake moves it out of wIdle.
+func (gp *g) retireWaker() {
+	if w := gp.waker; w != nil {
+		w.state.Store(wDead)
+		gp.waker = nil
+	}
+}
+
 // gdead retires a finished task's record to pp's free list.
 func (k *Kernel) gdead(pp *p, gp *g) {
 	pp.c.finished++
-	if w := gp.waker; w != nil {
-		w.state.Store(wDead) // no Wake moves a Waker out of wIdle
-		gp.waker = nil
-	}
+	gp.retireWaker()
 	gp.fn, gp.kind, gp.readyAt = nil, nil, 0
 	if x := gp.x; x != nil && x.groupTask != nil && (x.grp != nil || x.then != nil) {
 		x.setGroupTask(groupTask{})

@@ -223,17 +223,7 @@ func startServerProcess(tb testing.TB, impl string, p protocol) *serverProcess {
 }
 
 // line reads a line of the server process's answer.
-func (s *serverProcess) line() (string, error) {
-	l, err := s.out.ReadString('\n')
-	l = strings.TrimSpace(l)
-	if rest, ok := strings.CutPrefix(l, "error "); ok {
-		return "", errors.New("server process: " + rest)
-	}
-	if err != nil {
-		return "", fmt.Errorf("server process: %w", err)
-	}
-	return l, nil
-}
+func (s *serverProcess) line() (string, error) { return readAnswer(s.out, "server process") }
 
 // settle waits until the server is idle with conns connections, with its
 // garbage collected and its free memory returned, and returns its Go heap

@@ -100,17 +100,7 @@ func runClientProcess(addr string, conns, total int, start, stop func()) (r proc
 		}
 	}()
 	out := bufio.NewReader(outPipe)
-	line := func() (string, error) {
-		s, err := out.ReadString('\n')
-		s = strings.TrimSpace(s)
-		if rest, ok := strings.CutPrefix(s, "error "); ok {
-			return "", errors.New("client process: " + rest)
-		}
-		if err != nil {
-			return "", fmt.Errorf("client process: %w", err)
-		}
-		return s, nil
-	}
+	line := func() (string, error) { return readAnswer(out, "client process") }
 	s, err := line()
 	if err != nil {
 		return processResult{}, err
@@ -131,6 +121,20 @@ func runClientProcess(addr string, conns, total int, start, stop func()) (r proc
 		return processResult{}, fmt.Errorf("client process: bad result %q: %v", s, err)
 	}
 	return r, nil
+}
+
+// readAnswer reads a line that a client or server process (who) wrote:
+// its text, or the error it reported as "error <message>", or the read's.
+func readAnswer(r *bufio.Reader, who string) (string, error) {
+	l, err := r.ReadString('\n')
+	l = strings.TrimSpace(l)
+	if rest, ok := strings.CutPrefix(l, "error "); ok {
+		return "", errors.New(who + ": " + rest)
+	}
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", who, err)
+	}
+	return l, nil
 }
 
 // benchEchoProcess is benchEcho with the load from a client process.

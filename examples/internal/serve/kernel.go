@@ -237,10 +237,7 @@ func (t *connTask) run(c *kernel.Ctx) {
 			continue // Wrote let waiting commands run
 		}
 		if drained {
-			idle(ss)
-			if err := c.WaitRead(conn.Desc()); err != nil {
-				s.drop(conn)
-			}
+			t.waitInput(c)
 			return
 		}
 		buf := ss.ReadBuf()
@@ -251,10 +248,7 @@ func (t *connTask) run(c *kernel.Ctx) {
 			continue // write the output, then see the error again
 		}
 		if errors.Is(err, netpoll.ErrWouldBlock) {
-			idle(ss)
-			if err := c.WaitRead(conn.Desc()); err != nil {
-				s.drop(conn)
-			}
+			t.waitInput(c)
 			return
 		}
 		s.drop(conn) // io.EOF, or the connection failed
@@ -263,11 +257,15 @@ func (t *connTask) run(c *kernel.Ctx) {
 	c.Yield()
 }
 
-// idle lets ss give its buffers back, if it can, before its connection
-// waits for input (output is never pending here).
-func idle(ss Session) {
-	if i, ok := ss.(Idler); ok {
+// waitInput asks for the task to wait for the connection's input, with
+// nothing to write, and lets the session give its buffers back meanwhile
+// (Idler).
+func (t *connTask) waitInput(c *kernel.Ctx) {
+	if i, ok := t.ss.(Idler); ok {
 		i.Idle()
+	}
+	if err := c.WaitRead(t.conn.Desc()); err != nil {
+		t.s.drop(t.conn)
 	}
 }
 
