@@ -319,14 +319,14 @@ func TestGlobalSteadyStateDoesNotAllocate(t *testing.T) {
 	}
 }
 
-// A queue that empties after a burst lets its big ring go, so that the
-// next burst grows a new one; after a small burst it keeps its ring, and
-// the next small burst allocates nothing.
+// A queue that empties after a burst of more than 64 Ki items lets its
+// ring go, so that the next burst grows a new one; after a smaller burst
+// it keeps its ring, and the next such burst allocates nothing.
 func TestGlobalLetsABigRingGoWhenEmpty(t *testing.T) {
 	for _, c := range []struct {
 		burst    int
 		allocate bool
-	}{{64, false}, {10000, true}} {
+	}{{64, false}, {10000, false}, {1 << 16, false}, {1<<16 + 1, true}} {
 		items := makeItems(c.burst)
 		g := new(runq.Global[item])
 		burst := func() {
