@@ -391,8 +391,10 @@ func (g *Group) hasRoomLocked() bool {
 // queue, GoWait blocks until one of g's tasks finishes and there is room,
 // and then adds fn, which starts at once. Without a limit it is Go.
 // Inside a task it returns an error wrapping [ErrInTask] (a task never
-// blocks; it uses Go, which queues). GoWait returns [ErrNilFunc] for a nil
-// fn and [ErrClosed] when the kernel stops, before or while it waits.
+// blocks; it uses Go, which queues); inside the function of [Ctx.Block],
+// which holds no P, it may block, as Wait may. GoWait returns
+// [ErrNilFunc] for a nil fn and [ErrClosed] when the kernel stops, before
+// or while it waits.
 func (g *Group) GoWait(fn func(*Ctx) error) error {
 	if fn == nil {
 		return ErrNilFunc

@@ -122,6 +122,29 @@ func TestGroupWaitInsideBlockMayBlock(t *testing.T) {
 	require.True(t, child.Load())
 }
 
+func TestGroupGoWaitInsideBlockMayBlock(t *testing.T) {
+	k := newKernel(t, kernel.WithProcs(1))
+	g := k.NewGroup(nil)
+	g.SetLimit(1)
+	var ran atomic.Int32
+	got := make(chan error, 1)
+	require.NoError(t, k.Go(func(c *kernel.Ctx) {
+		c.Block(func() {
+			// The second GoWait waits for the first task to finish,
+			// which runs on the P this goroutine does not hold.
+			for range 2 {
+				if err := g.GoWait(func(*kernel.Ctx) error { ran.Add(1); return nil }); err != nil {
+					got <- err
+					return
+				}
+			}
+			got <- g.Wait()
+		})
+	}))
+	require.NoError(t, <-got)
+	require.EqualValues(t, 2, ran.Load())
+}
+
 func TestGroupGoMisuse(t *testing.T) {
 	k := newKernel(t)
 	g := k.NewGroup(nil)
