@@ -51,12 +51,11 @@ const rawMax = 64 << 10
 // made when the kernel has run out of work, and their bracket wakes
 // sysmon as a goroutine's blocking read would, so that sysmon's looks
 // (its preemption of long runs, its network poll) resume when work does.
-// With them raw too, nothing the echo server does wakes sysmon: at 50
-// connections it spends less CPU still, but at one connection its round
-// trip grows several times longer on a virtual machine whose CPUs halt as
-// soon as they are idle (guest halt polling off), and not with guest halt
-// polling on: sysmon's looks, it seems, keep the CPUs from halting
-// between requests.
+// With them raw too, nothing the echo server does wakes sysmon; on a
+// 2-vCPU virtual machine with guest halt polling off that changes neither
+// one connection's round trip nor the CPU per round trip at 50
+// connections (docs/BENCHMARKS.md), so the bracket is there for what
+// sysmon does, not for speed.
 //
 // The race detector sees these calls as x/sys/unix's Read and Write make
 // it see theirs: a read writes its buffer and a write reads its own, and a
