@@ -134,6 +134,36 @@ func TestCtxGoAllocatesNothingButTheClosure(t *testing.T) {
 	}
 }
 
+// A task that spawns more children than its P's ring holds sends half of
+// them to the global queue at a time; once the first bursts have grown the
+// global ring and filled the free lists, a burst allocates nothing: the
+// ring is kept while it is empty (runq.Global keeps up to 64 Ki slots) and
+// the records come back from the free lists.
+func TestARepeatedBurstOfSpawnsAllocatesNothingOnceWarm(t *testing.T) {
+	k := allocKernel(t)
+	const children = 10000
+	cd := newCountdown()
+	child := cd.task
+	parent := func(c *kernel.Ctx) {
+		for range children {
+			c.Go(child)
+		}
+	}
+	burst := func() {
+		cd.start(children)
+		if err := k.Go(parent); err != nil {
+			t.Fatal(err)
+		}
+		<-cd.done
+	}
+	for range allocWarm {
+		burst()
+	}
+	if allocs := testing.AllocsPerRun(50, burst); allocs != 0 {
+		t.Errorf("a task's burst of %d children: %v allocations per burst, want 0", children, allocs)
+	}
+}
+
 // pingPong is two tasks that take turns: each run parks its task and
 // wakes the other, until left runs out; the task that finds it out
 // reports on done. Each run stores its task's Waker anew, so that the
