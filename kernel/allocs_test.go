@@ -112,23 +112,29 @@ func TestKernelGoAllocatesNothingButTheClosure(t *testing.T) {
 	}
 }
 
-func TestCtxGoAllocatesNothingButTheClosure(t *testing.T) {
-	k := allocKernel(t)
-	const children = 16
+// fanOut returns a function that runs a task that spawns n children with
+// Ctx.Go, and waits until they have run.
+func fanOut(t *testing.T, k *kernel.Kernel, n int32) func() {
 	cd := newCountdown()
 	child := cd.task
 	parent := func(c *kernel.Ctx) {
-		for range children {
+		for range n {
 			c.Go(child)
 		}
 	}
-	allocs := steadyAllocs(t, k, func() {
-		cd.start(children)
+	return func() {
+		cd.start(n)
 		if err := k.Go(parent); err != nil {
 			t.Fatal(err)
 		}
 		<-cd.done
-	})
+	}
+}
+
+func TestCtxGoAllocatesNothingButTheClosure(t *testing.T) {
+	k := allocKernel(t)
+	const children = 16
+	allocs := steadyAllocs(t, k, fanOut(t, k, children))
 	if allocs != 0 {
 		t.Errorf("a task's Ctx.Go of %d children and their runs: %v allocations, want 0", children, allocs)
 	}
@@ -142,20 +148,7 @@ func TestCtxGoAllocatesNothingButTheClosure(t *testing.T) {
 func TestARepeatedBurstOfSpawnsAllocatesNothingOnceWarm(t *testing.T) {
 	k := allocKernel(t)
 	const children = 10000
-	cd := newCountdown()
-	child := cd.task
-	parent := func(c *kernel.Ctx) {
-		for range children {
-			c.Go(child)
-		}
-	}
-	burst := func() {
-		cd.start(children)
-		if err := k.Go(parent); err != nil {
-			t.Fatal(err)
-		}
-		<-cd.done
-	}
+	burst := fanOut(t, k, children)
 	for range allocWarm {
 		burst()
 	}
