@@ -110,13 +110,7 @@ func benchIdleMemory(b *testing.B, impl string, conns int) {
 		b.Fatal(err)
 	}
 	dialProto(b, srv.addr, conns, respProto)
-	heap1, err := srv.settle(conns)
-	if err == nil && !testing.Short() { // a smoke run need not wait for Redis
-		err = srv.quiesce()
-	}
-	if err != nil {
-		b.Fatal(err)
-	}
+	heap1 := settled(b, srv, conns)
 	rss1, err := srv.rss()
 	if err != nil {
 		b.Fatal(err)
@@ -127,6 +121,20 @@ func benchIdleMemory(b *testing.B, impl string, conns int) {
 	if heap0 >= 0 {
 		b.ReportMetric(float64(heap1-heap0)/float64(conns), "heap-B/conn")
 	}
+}
+
+// settled has the server settle with its conns idle connections (settle,
+// then quiesce, but not in a -short smoke run, which need not wait for
+// Redis) and returns settle's Go heap reading.
+func settled(b *testing.B, srv *serverProcess, conns int) int64 {
+	heap, err := srv.settle(conns)
+	if err == nil && !testing.Short() {
+		err = srv.quiesce()
+	}
+	if err != nil {
+		b.Fatal(err)
+	}
+	return heap
 }
 
 // BenchmarkIdleConnCPU reports the CPU time a RESP server in its own
@@ -141,13 +149,7 @@ func benchIdleCPU(b *testing.B, impl string, conns int) {
 	raiseFDLimit(b, conns+1024)
 	srv := startServerProcess(b, impl, respProto)
 	dialProto(b, srv.addr, conns, respProto)
-	if _, err := srv.settle(conns); err != nil {
-		b.Fatal(err)
-	}
-	if testing.Short() { // a smoke run need not wait for Redis
-	} else if err := srv.quiesce(); err != nil {
-		b.Fatal(err)
-	}
+	settled(b, srv, conns)
 	var cpu time.Duration
 	idle := 0
 	for b.Loop() {
