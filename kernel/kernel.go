@@ -88,7 +88,7 @@ type Kernel struct {
 	nmsys        xsync.Int32  // Ms in Block, until they hold a P again
 	nsyswait     xsync.Int32  // len(syswait), read without the lock
 	ngfreeHint   xsync.Int32  // ngfree, read without the lock
-	allm         xsync.Pointer[[]*m]
+	allm         xsync.Pointer[[]mEntry]
 
 	// The netpoller, once Poller made it.
 	poller xsync.Pointer[netpoll.Poller]
@@ -235,7 +235,7 @@ func New(opts ...Option) (*Kernel, error) {
 		}
 	}
 	k.mon.ps = make([]monitorP, k.procs)
-	empty := []*m{}
+	empty := []mEntry{}
 	k.allm.Store(&empty)
 	k.lock.Lock()
 	// Every P starts idle; Ps are taken off the idle list in reverse, so

@@ -316,22 +316,30 @@ func (k *Kernel) newmLocked() *m {
 	return &m{k: k, id: k.nextMID, rng: k.seed + uint64(k.nextMID)*0x9e3779b97f4a7c15}
 }
 
+// An mEntry is an M of k.allm with its goroutine's identity, copied out
+// of the M: callerM compares identities without reading an M's own
+// memory, which its goroutine writes all the time.
+type mEntry struct {
+	gid uintptr
+	mp  *m
+}
+
 // addm and delm keep k.allm, the Ms that may call back into the kernel
 // from a task, copy-on-write. Called with the lock held.
 func (k *Kernel) addm(mp *m) {
 	k.lock.AssertHeld("sched.lock")
 	old := *k.allm.Load()
-	all := append(append(make([]*m, 0, len(old)+1), old...), mp)
+	all := append(append(make([]mEntry, 0, len(old)+1), old...), mEntry{mp.gid, mp})
 	k.allm.Store(&all)
 }
 
 func (k *Kernel) delm(mp *m) {
 	k.lock.AssertHeld("sched.lock")
 	old := *k.allm.Load()
-	all := make([]*m, 0, len(old))
-	for _, x := range old {
-		if x != mp {
-			all = append(all, x)
+	all := make([]mEntry, 0, len(old))
+	for _, e := range old {
+		if e.mp != mp {
+			all = append(all, e)
 		}
 	}
 	k.allm.Store(&all)
@@ -349,9 +357,9 @@ func (k *Kernel) callerMFast() *m {
 // callerM returns the M whose goroutine is the caller, or nil.
 func (k *Kernel) callerM() *m {
 	id := xsync.Getg()
-	for _, mp := range *k.allm.Load() {
-		if mp.gid == id {
-			return mp
+	for _, e := range *k.allm.Load() {
+		if e.gid == id {
+			return e.mp
 		}
 	}
 	return nil
