@@ -27,6 +27,9 @@ import (
 // [WithPanicHandler]: the group recovers it, and it becomes the group's
 // error as a [*PanicError] with the value and the panicking task's stack, so
 // it reaches whoever waits (the group's first error, if it is the first).
+// A task that ends its run with runtime.Goexit (t.FailNow in a test) is
+// finished with no error, as in errgroup; its worker goroutine leaves with
+// it and another takes its P.
 //
 // A group task is a task like any other: it may spawn, park, wait for I/O
 // and yield, and its function runs again from the top after each. Its
@@ -266,14 +269,15 @@ func runGroupTaskOnce(c *Ctx, direct bool) (joinReq, error, bool) {
 			if finished {
 				return
 			}
+			// A panic, recovered here, or runtime.Goexit, which goes on
+			// and takes the M with it (mdying): either way the task is
+			// dead, whatever it asked for, and finished in its group.
 			v := recover()
-			if v == nil {
-				return // runtime.Goexit: the kernel lets the M leave with it
-			}
-			// Recovered: the task is dead, whatever it asked for.
 			gp.yield, gp.parking = false, false
 			cancelWait(gp)
-			grp.setErr(&PanicError{Value: v, Stack: debug.Stack()})
+			if v != nil {
+				grp.setErr(&PanicError{Value: v, Stack: debug.Stack()})
+			}
 			grp.finishOne(c.m, x.counted)
 		}()
 	}

@@ -3,6 +3,7 @@ package kernel_test
 import (
 	"context"
 	"errors"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -85,6 +86,35 @@ func TestGroupPanicBecomesItsErrorWithTheValueAndStack(t *testing.T) {
 	g2 := k.NewGroup(nil)
 	require.NoError(t, g2.Go(func(*kernel.Ctx) error { return nil }))
 	require.NoError(t, g2.Wait())
+}
+
+// A group task that ends its run with runtime.Goexit (t.FailNow in a
+// test) is finished, as a task that returns nil: Wait and Join do not wait
+// for it for ever. Shutdown runs the Join's continuation before it returns
+// and does not wait for the group, so a lost finish shows as a
+// continuation that never ran and a Wait that ends with ErrClosed.
+func TestGroupTaskThatGoexitsIsFinished(t *testing.T) {
+	k := newKernel(t, kernel.WithProcs(2))
+	g, parent := k.NewGroup(nil), k.NewGroup(nil)
+	var after, conts atomic.Int32
+	require.NoError(t, g.Go(func(*kernel.Ctx) error {
+		runtime.Goexit()
+		return errors.New("not reached")
+	}))
+	require.NoError(t, g.Go(func(*kernel.Ctx) error { after.Add(1); return nil }))
+	require.NoError(t, parent.Go(func(c *kernel.Ctx) error {
+		c.Join(g, func(_ *kernel.Ctx, err error) {
+			if err == nil {
+				conts.Add(1)
+			}
+		})
+		return nil
+	}))
+	require.NoError(t, k.Shutdown(context.Background()))
+	require.Equal(t, int32(1), after.Load(), "the group's other task ran")
+	require.Equal(t, int32(1), conts.Load(), "the Join's continuation ran once, with no error")
+	require.NoError(t, g.Wait(), "the group is done")
+	require.NoError(t, parent.Wait(), "the joining group is done")
 }
 
 func TestGroupPanicWithAnErrorUnwrapsToIt(t *testing.T) {
