@@ -531,6 +531,24 @@ func TestGoexitInATaskEndsItsRunAndTheKernelGoesOn(t *testing.T) {
 	}
 }
 
+// A task that ends with runtime.Goexit, in its function or inside Block,
+// is finished: Stats does not count it alive after Shutdown.
+func TestGoexitTaskIsNotCountedAlive(t *testing.T) {
+	for _, inBlock := range []bool{false, true} {
+		k := newKernel(t, WithProcs(2))
+		k.Go(func(c *Ctx) {
+			if inBlock {
+				c.Block(runtime.Goexit)
+			}
+			runtime.Goexit()
+		})
+		shutdown(t, k)
+		if s := k.Stats(); s.AliveTasks != 0 || s.SpawnedTasksCount != 1 {
+			t.Errorf("Goexit inside Block %v: after Shutdown AliveTasks %d, SpawnedTasksCount %d; want 0 and 1", inBlock, s.AliveTasks, s.SpawnedTasksCount)
+		}
+	}
+}
+
 func TestBlockHandsThePOffSoThatOtherTasksRun(t *testing.T) {
 	for _, h := range []BlockHandoff{HandoffLazy, HandoffEager} {
 		k := newKernel(t, WithProcs(1), WithBlockHandoff(h))

@@ -919,8 +919,10 @@ func (k *Kernel) dropLocalLocked(pp *p) {
 
 // mdying is called on an M whose goroutine is leaving through
 // runtime.Goexit, or an unrecovered panic, in the middle of gp's run: the
-// task is dead, the P is handed off, and the M is no longer counted. No
-// runtime counterpart: DESIGN.md §3.1.
+// task is dead (counted finished; its record is not reused), the P is
+// handed off, and the M is no longer counted. The M holds a P: a Goexit
+// inside Block has run exitsyscall on the way. No runtime counterpart:
+// DESIGN.md §3.1.
 func (k *Kernel) mdying(mp *m, gp *g) {
 	if k.manual {
 		return // the caller of Manual.Schedule is the M: the panic is its own
@@ -930,6 +932,7 @@ func (k *Kernel) mdying(mp *m, gp *g) {
 	gp.retireWaker()
 	cancelWait(gp)
 	if pp := mp.p; pp != nil {
+		pp.c.finished++
 		k.releasep(mp)
 		k.handoffp(pp)
 	}
