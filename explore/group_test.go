@@ -120,6 +120,42 @@ func lastTaskVsWait() {
 	drain(k)
 }
 
+// joinVsParentWait: a task of group parent joins group g while g's only
+// task finishes on the other P, and then goes on. The continuation
+// belongs to parent from the moment of the Join, so parent is busy from
+// its task's start to the continuation's end: its Wait must return after
+// both, whichever of the two ends last.
+func joinVsParentWait() {
+	k := newModelKernel(2)
+	parent, g := k.NewGroup(nil), k.NewGroup(nil)
+	last := &gtask{name: "last"}
+	var after, conts xsync.Int32
+	must(g.Go(last.fn))
+	must(parent.Go(func(c *kernel.Ctx) error {
+		c.Join(g, func(*kernel.Ctx, error) { conts.Add(1) })
+		after.Add(1)
+		return nil
+	}))
+	must(parent.Wait())
+	explore.Assertf(after.Load() == 1, "the parent group's Wait returned before its task went on from Join")
+	explore.Assertf(conts.Load() == 1, "the parent group's Wait returned with its continuation run %d times", conts.Load())
+	drain(k)
+}
+
+// waitAfterStop: Close drops the group's queued task, or the task ran
+// before it; a Wait that starts after the kernel stopped returns at once,
+// with ErrClosed if the group is not done.
+func waitAfterStop() {
+	k := newModelKernel(1)
+	g := k.NewGroup(nil)
+	t := &gtask{name: "t"}
+	must(g.Go(t.fn))
+	must(k.Close())
+	err := g.Wait()
+	explore.Assertf(err == nil && t.runs.Load() == 1 || errors.Is(err, kernel.ErrClosed) && t.runs.Load() == 0,
+		"Wait after Close: %v with the task run %d times; want nil after it ran, ErrClosed if it was dropped", err, t.runs.Load())
+}
+
 func must(err error) {
 	explore.Assertf(err == nil, "%v", err)
 }
@@ -132,6 +168,8 @@ var groupModels = []struct {
 	{"LastTaskVsJoin", lastTaskVsJoin},
 	{"LastTaskVsGo", lastTaskVsGo},
 	{"LastTaskVsWait", lastTaskVsWait},
+	{"JoinVsParentWait", joinVsParentWait},
+	{"WaitAfterStop", waitAfterStop},
 }
 
 // groupConfig is kernelConfig for the group models: bound 1 unless the

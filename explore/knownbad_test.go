@@ -128,6 +128,8 @@ func TestKnownBadKernelsAreReported(t *testing.T) {
 		{mutant.Named("group-err-after-decrement"), byGroupModels("^TestGroupModels$/^LastTaskVsWait$")},
 		{mutant.Named("join-checks-count-unlocked"), byGroupModels("^TestGroupModels$/^LastTaskVsJoin$")},
 		{mutant.Named("complete-skips-recheck"), byGroupModels("^TestGroupModels$/^LastTaskVsGo$")},
+		{mutant.Named("join-counts-parent-late"), byGroupModels("^TestGroupModels$/^JoinVsParentWait$")},
+		{mutant.Named("waiter-after-stop-sleeps"), byGroupModels("^TestGroupModels$/^WaitAfterStop$")},
 	} {
 		t.Run(c.m.Name, func(t *testing.T) {
 			t.Parallel()

@@ -62,6 +62,17 @@ func TestGroupErrorCancelsTheContextWithTheErrorAsCause(t *testing.T) {
 	require.ErrorIs(t, context.Cause(g.Context()), boom)
 }
 
+func TestGroupContextMadeAfterTheErrorIsCancelled(t *testing.T) {
+	k := newKernel(t)
+	g := k.NewGroup(nil)
+	boom := errors.New("boom")
+	require.NoError(t, g.Go(func(*kernel.Ctx) error { return boom }))
+	require.ErrorIs(t, g.Wait(), boom)
+	ctx := g.Context() // its first call, after the error
+	require.ErrorIs(t, ctx.Err(), context.Canceled)
+	require.ErrorIs(t, context.Cause(ctx), boom)
+}
+
 func TestGroupContextFollowsItsParent(t *testing.T) {
 	k := newKernel(t)
 	parent, cancel := context.WithCancel(context.Background())
@@ -115,6 +126,38 @@ func TestGroupTaskThatGoexitsIsFinished(t *testing.T) {
 	require.Equal(t, int32(1), conts.Load(), "the Join's continuation ran once, with no error")
 	require.NoError(t, g.Wait(), "the group is done")
 	require.NoError(t, parent.Wait(), "the joining group is done")
+}
+
+// A task that asked to run again (Yield, Park) and then panicked is dead:
+// its request dies with it, and it neither runs again nor finishes twice.
+func TestGroupTaskThatPanicsAfterYieldOrParkRunsOnce(t *testing.T) {
+	for _, ask := range []string{"Yield", "Park"} {
+		t.Run(ask, func(t *testing.T) {
+			k := newKernel(t, kernel.WithProcs(1))
+			g := k.NewGroup(nil)
+			var runs atomic.Int32
+			wakers := make(chan *kernel.Waker, 1)
+			require.NoError(t, g.Go(func(c *kernel.Ctx) error {
+				if runs.Add(1) == 1 {
+					if ask == "Yield" {
+						c.Yield()
+					} else {
+						wakers <- c.Park()
+					}
+					panic("after " + ask)
+				}
+				return nil
+			}))
+			var pe *kernel.PanicError
+			require.ErrorAs(t, g.Wait(), &pe)
+			if ask == "Park" {
+				(<-wakers).Wake() // the dead task's Waker: it wakes nothing
+			}
+			require.NoError(t, k.Shutdown(context.Background()))
+			require.Equal(t, int32(1), runs.Load(), "the task ran again after it panicked")
+			require.Zero(t, testhook.GroupStateOf(g).Pending, "the group's pending count")
+		})
+	}
 }
 
 func TestGroupPanicWithAnErrorUnwrapsToIt(t *testing.T) {
@@ -366,6 +409,35 @@ func TestGroupGoWaitBlocksUntilThereIsRoom(t *testing.T) {
 	close(gate)
 	require.NoError(t, g.Wait())
 	require.Equal(t, int32(1), peak.Load())
+}
+
+// SetLimit(0) removes the limit: it releases the GoWaits blocked on it
+// at once, not at the next finishing task. Here no task would finish: the
+// only one waits for what the blocked GoWait adds.
+func TestGroupRemovingTheLimitReleasesGoWait(t *testing.T) {
+	k := newKernel(t, kernel.WithProcs(2))
+	g := k.NewGroup(nil)
+	g.SetLimit(1)
+	gate := make(chan struct{})
+	var once sync.Once
+	open := func() { once.Do(func() { close(gate) }) }
+	require.NoError(t, g.Go(func(c *kernel.Ctx) error {
+		c.Block(func() { <-gate })
+		return nil
+	}))
+	added := make(chan error, 1)
+	go func() { added <- g.GoWait(func(*kernel.Ctx) error { open(); return nil }) }()
+	for testhook.GroupStateOf(g).RoomWaiters == 0 {
+		runtime.Gosched() // until the GoWait blocks on the limit
+	}
+	g.SetLimit(0)
+	st := testhook.GroupStateOf(g)
+	if st.RoomWaiters != 0 {
+		open() // lets the group finish, and the GoWait with it
+	}
+	require.Zero(t, st.RoomWaiters, "GoWaits still blocked once the limit is gone")
+	require.NoError(t, <-added)
+	require.NoError(t, g.Wait())
 }
 
 func TestGroupGoWaitInsideATaskIsErrInTask(t *testing.T) {

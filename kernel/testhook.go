@@ -27,6 +27,7 @@ func (g *Group) state() testhook.GroupState {
 	}
 	if m := g.groupMore; m != nil {
 		st.Active, st.Queued, st.Waiters = m.active, len(m.queue)-m.qhead, len(m.waiters)
+		st.RoomWaiters = len(m.roomWaiters)
 		st.Joins += len(m.joins)
 	}
 	return st

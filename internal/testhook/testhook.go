@@ -59,13 +59,14 @@ type Manual interface {
 
 // GroupState is a group's state as GroupStateOf reads it.
 type GroupState struct {
-	Pending int64 // tasks added and not finished, queued ones included
-	Limited bool  // the group has had a limit
-	Active  int   // tasks counted against the limit, started and not finished
-	Queued  int   // functions in the limit's queue
-	Joins   int   // registered Join continuations
-	Waiters int   // blocked Waits
-	Err     error // the first error
+	Pending     int64 // tasks added and not finished, queued ones included
+	Limited     bool  // the group has had a limit
+	Active      int   // tasks counted against the limit, started and not finished
+	Queued      int   // functions in the limit's queue
+	Joins       int   // registered Join continuations
+	Waiters     int   // blocked Waits
+	RoomWaiters int   // GoWaits blocked on the limit
+	Err         error // the first error
 }
 
 // Filled by package kernel. g is a *kernel.Group.
