@@ -188,6 +188,8 @@ func TestKnownBadWaitSlotsAreReported(t *testing.T) {
 		{mutant.Named("ready-not-latched"), bySlotModels},
 		{mutant.Named("wait-skips-err-check"), bySlotModels},
 		{mutant.Named("close-wakes-nobody"), bySlotModels},
+		{mutant.Named("close-flag-after-unblock"), bySlotModels},
+		{mutant.Named("preparewait-err-leaves-wait"), bySlotModels},
 		{mutant.Named("deadline-seq-ignored"), byClockModels},
 		{mutant.Named("moved-later-not-rearmed"), byClockModels},
 		{mutant.Named("expired-timer-keeps-due"), byClockModels},

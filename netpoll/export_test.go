@@ -26,3 +26,11 @@ func (d *Desc) PrepareWait(mode Mode) (bool, error)   { return d.prepareWait(mod
 func (d *Desc) CommitWait(mode Mode, w *Waiter) bool  { return d.commitWait(mode, w) }
 func (d *Desc) FinishWait(mode Mode, w *Waiter) error { return d.finishWait(mode, w) }
 func (d *Desc) CancelWait(mode Mode)                  { d.cancelWait(mode) }
+
+// Sleeping reports whether a Poll that may block has taken the time it
+// sleeps towards (sleepStart) and has not returned.
+func (p *Poller) Sleeping() bool {
+	p.tmu.Lock()
+	defer p.tmu.Unlock()
+	return p.sleepUntil != 0
+}

@@ -248,28 +248,46 @@ func TestDeadlineMovedLaterDoesNotFireAtTheOldTime(t *testing.T) {
 }
 
 func TestDeadlineInThePastWakesTheWaiterAtOnce(t *testing.T) {
-	tp := newTestPoller(t)
-	_, server := tp.pair(tp.listen())
-	d := server.Desc()
-	w := tp.park(d, netpoll.Read, tryRead(server))
-	if err := d.SetReadDeadline(time.Now().Add(-time.Second)); err != nil {
-		t.Fatal(err)
+	for _, mode := range []netpoll.Mode{netpoll.Read, netpoll.Write} {
+		t.Run(mode.String(), func(t *testing.T) {
+			tp := newTestPoller(t)
+			client, server := tp.pair(tp.listen())
+			// A reader waits on the server, a writer on the full client.
+			c, try, other := server, tryRead(server), netpoll.Write
+			if mode == netpoll.Write {
+				fill(t, client)
+				c, try, other = client, tryWrite(client), netpoll.Read
+			}
+			d := c.Desc()
+			w := tp.park(d, mode, try)
+			if err := setDeadline(d, mode, time.Now().Add(-time.Second)); err != nil {
+				t.Fatal(err)
+			}
+			// Through the ready function, before the deadline's setter
+			// returned, with no Poll.
+			if got := tp.readied(); !sameWaiters(got, w) {
+				t.Fatalf("the ready function got %d waiters; want the parked one", len(got))
+			}
+			if err := d.FinishWait(mode, nil); !errors.Is(err, os.ErrDeadlineExceeded) {
+				t.Fatalf("FinishWait: %v; want os.ErrDeadlineExceeded", err)
+			}
+			if n := tp.Waiters(); n != 0 {
+				t.Errorf("Waiters() = %d; want 0", n)
+			}
+			// The other direction is not affected.
+			if armed, err := d.PrepareWait(other); err != nil {
+				t.Errorf("PrepareWait(%v) with an expired %v deadline: %v, %v", other, mode, armed, err)
+			}
+		})
 	}
-	// Through the ready function, before SetReadDeadline returned, with
-	// no Poll.
-	if got := tp.readied(); !sameWaiters(got, w) {
-		t.Fatalf("the ready function got %d waiters; want the parked one", len(got))
+}
+
+// setDeadline sets d's deadline for mode.
+func setDeadline(d *netpoll.Desc, mode netpoll.Mode, t time.Time) error {
+	if mode == netpoll.Write {
+		return d.SetWriteDeadline(t)
 	}
-	if err := d.FinishWait(netpoll.Read, nil); !errors.Is(err, os.ErrDeadlineExceeded) {
-		t.Fatalf("FinishWait: %v; want os.ErrDeadlineExceeded", err)
-	}
-	if n := tp.Waiters(); n != 0 {
-		t.Errorf("Waiters() = %d; want 0", n)
-	}
-	// The write direction is not affected.
-	if armed, err := d.PrepareWait(netpoll.Write); err != nil {
-		t.Errorf("PrepareWait(write) with an expired read deadline: %v, %v", armed, err)
-	}
+	return d.SetReadDeadline(t)
 }
 
 func TestDeadlineFarInTheFutureDoesNotExpire(t *testing.T) {
@@ -294,39 +312,184 @@ func TestDeadlineSetDuringABlockingPollEndsIt(t *testing.T) {
 	_, server := tp.pair(tp.listen())
 	d := server.Desc()
 	w := tp.park(d, netpoll.Read, tryRead(server))
-	var stop atomic.Bool
-	result := make(chan error, 1)
+	poll := pollUntil(tp, w)
+	if err := d.SetReadDeadline(time.Now().Add(20 * time.Millisecond)); err != nil {
+		t.Fatal(err)
+	}
+	poll.await(t, "a Poll(-1) that blocked before the deadline was set slept past it")
+	if err := d.FinishWait(netpoll.Read, nil); !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("FinishWait: %v; want os.ErrDeadlineExceeded", err)
+	}
+}
+
+// TestDeadlineMovedEarlierDuringABlockingPollEndsIt: a deadline moved
+// earlier keeps its timer in the heap (a Fix, not a Push), and must break
+// a Poll that sleeps towards the old time just as a new timer does.
+func TestDeadlineMovedEarlierDuringABlockingPollEndsIt(t *testing.T) {
+	tp := newTestPoller(t)
+	_, server := tp.pair(tp.listen())
+	d := server.Desc()
+	w := tp.park(d, netpoll.Read, tryRead(server))
+	if err := d.SetReadDeadline(time.Now().Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	tp.collectEdges()
+	poll := pollUntil(tp, w)
+	// Move the deadline once the Poll has taken the hour for its sleep:
+	// with no event to collect, only a Break ends that sleep early.
+	limit := time.Now().Add(hangGuard)
+	for !tp.Sleeping() {
+		if time.Now().After(limit) {
+			t.Fatalf("hang guard: the Poll did not start its sleep within %v", hangGuard)
+		}
+		runtime.Gosched()
+	}
+	if err := d.SetReadDeadline(time.Now().Add(20 * time.Millisecond)); err != nil {
+		t.Fatal(err)
+	}
+	poll.await(t, "a Poll sleeping towards a deadline an hour away slept past the deadline moved 20ms ahead")
+	if err := d.FinishWait(netpoll.Read, nil); !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("FinishWait: %v; want os.ErrDeadlineExceeded", err)
+	}
+}
+
+// TestPollReturnsTheWaitItsTimersEndedWithoutBlocking: a Poll that may
+// block first runs the timers; when that ends a wait, the Poll returns it
+// without blocking, although no deadline is left to bound a sleep.
+func TestPollReturnsTheWaitItsTimersEndedWithoutBlocking(t *testing.T) {
+	tp := newTestPoller(t)
+	_, server := tp.pair(tp.listen())
+	d := server.Desc()
+	w := tp.park(d, netpoll.Read, tryRead(server))
+	tp.collectEdges()
+	// A deadline 20 ms away, then let it pass with nothing running the
+	// timers. If the test stalled past it before SetReadDeadline read the
+	// clock, it was past when set and woke the waiter through the ready
+	// function: park again and retry (bounded).
+	for attempt := 1; ; attempt++ {
+		if attempt > 5 {
+			t.Fatalf("in %d attempts the 20ms deadline was past when set", attempt-1)
+		}
+		deadline := time.Now().Add(20 * time.Millisecond)
+		if err := d.SetReadDeadline(deadline); err != nil {
+			t.Fatal(err)
+		}
+		if len(tp.readied()) == 0 {
+			for !time.Now().After(deadline) {
+				runtime.Gosched()
+			}
+			break
+		}
+		if err := d.FinishWait(netpoll.Read, nil); !errors.Is(err, os.ErrDeadlineExceeded) {
+			t.Fatalf("FinishWait after a deadline set in the past: %v", err)
+		}
+		if err := d.SetReadDeadline(time.Time{}); err != nil {
+			t.Fatal(err)
+		}
+		w = tp.park(d, netpoll.Read, tryRead(server))
+	}
+	poll := pollUntil(tp, w)
+	poll.await(t, "a Poll(-1) whose timers had ended the wait blocked with it")
+	if err := d.FinishWait(netpoll.Read, nil); !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("FinishWait: %v; want os.ErrDeadlineExceeded", err)
+	}
+}
+
+// TestWriterIsWokenWhenThePipesReaderCloses: a full pipe whose reader
+// closes reports EPOLLERR on its write end and no EPOLLOUT, so the error
+// alone must end a write wait (a socket reports EPOLLOUT with its errors).
+func TestWriterIsWokenWhenThePipesReaderCloses(t *testing.T) {
+	tp := newTestPoller(t)
+	var fds [2]int
+	if err := unix.Pipe2(fds[:], unix.O_NONBLOCK|unix.O_CLOEXEC); err != nil {
+		t.Fatal(err)
+	}
+	r, wfd := fds[0], fds[1]
+	t.Cleanup(func() { unix.Close(wfd) })
+	d, err := tp.Register(wfd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunk := make([]byte, 64<<10)
+	fillPipe := func() error {
+		for range 10000 {
+			if _, err := unix.Write(wfd, chunk); err == unix.EAGAIN {
+				return netpoll.ErrWouldBlock
+			} else if err != nil {
+				return err
+			}
+		}
+		return errors.New("10000 writes of 64 KiB and the pipe is not full")
+	}
+	if err := fillPipe(); !errors.Is(err, netpoll.ErrWouldBlock) {
+		t.Fatalf("filling the pipe: %v", err)
+	}
+	w := tp.park(d, netpoll.Write, fillPipe)
+	if err := unix.Close(r); err != nil {
+		t.Fatal(err)
+	}
+	tp.awaitWaiter(w)
+	if err := d.FinishWait(netpoll.Write, nil); err != nil {
+		t.Fatalf("FinishWait: %v; want nil (try the write again)", err)
+	}
+	if _, err := unix.Write(wfd, chunk); err != unix.EPIPE {
+		t.Fatalf("the write after the wait: %v; want EPIPE", err)
+	}
+}
+
+// collectEdges polls once without blocking and fails the test if a wait
+// ended: it takes the edges that registering the descriptors latched (the
+// first EPOLLOUT), so that a Poll after it finds no event to return with.
+func (tp *testPoller) collectEdges() {
+	tp.t.Helper()
+	if ws := tp.pollOnce(0); len(ws) != 0 {
+		tp.t.Fatalf("a Poll(0) after the registrations ended %d waits", len(ws))
+	}
+}
+
+// blockingPoll is a goroutine that polls with no time limit until a given
+// waiter comes back (see pollUntil).
+type blockingPoll struct {
+	tp     *testPoller
+	stop   atomic.Bool
+	result chan error
+}
+
+// pollUntil starts a goroutine that polls with no time limit until w comes
+// back, and sends nil then; another waiter, or 1000 Polls without w (a
+// signal may end a Poll early), send an error.
+func pollUntil(tp *testPoller, w *netpoll.Waiter) *blockingPoll {
+	bp := &blockingPoll{tp: tp, result: make(chan error, 1)}
 	go func() {
-		// Only the deadline can end this wait; a signal may end a Poll
-		// early, and the loop polls again.
-		for i := 0; i < 1000 && !stop.Load(); i++ {
+		for i := 0; i < 1000 && !bp.stop.Load(); i++ {
 			for _, got := range tp.Poll(-1, nil) {
 				if got != w {
-					result <- fmt.Errorf("Poll returned a stranger, %v", got.Task())
+					bp.result <- fmt.Errorf("Poll returned a stranger, %v", got.Task())
 				} else {
-					result <- nil
+					bp.result <- nil
 				}
 				return
 			}
 		}
-		result <- errors.New("1000 Polls returned without the waiter")
+		bp.result <- errors.New("1000 Polls returned without the waiter")
 	}()
-	if err := d.SetReadDeadline(time.Now().Add(20 * time.Millisecond)); err != nil {
-		t.Fatal(err)
-	}
+	return bp
+}
+
+// await fails t with what if the waiter is not back within the hang guard
+// (a Break then ends the Poll), or with the goroutine's error.
+func (bp *blockingPoll) await(t *testing.T, what string) {
+	t.Helper()
 	select {
-	case err := <-result:
+	case err := <-bp.result:
 		if err != nil {
 			t.Fatal(err)
 		}
 	case <-time.After(hangGuard):
-		stop.Store(true)
-		tp.Break()
-		<-result
-		t.Fatalf("hang guard: a Poll(-1) that blocked before the deadline was set slept past it")
-	}
-	if err := d.FinishWait(netpoll.Read, nil); !errors.Is(err, os.ErrDeadlineExceeded) {
-		t.Fatalf("FinishWait: %v; want os.ErrDeadlineExceeded", err)
+		bp.stop.Store(true)
+		bp.tp.Break()
+		<-bp.result
+		t.Fatalf("hang guard: %s", what)
 	}
 }
 
