@@ -152,6 +152,28 @@ func blockHandoffVsSubmit(eager bool) func() {
 	}
 }
 
+// blockHandoffVsRemoteSubmit: the only P's task starts a Block that hands
+// the P off at once (HandoffEager) and waits in it until a task submitted
+// from outside has run. The submit comes as soon as the task has started,
+// so its wakep races handoffp's looks at the queues and at nmspinning;
+// the default bound, two, lets it fall between any two of them.
+func blockHandoffVsRemoteSubmit() {
+	k := newModelKernel(1, kernel.WithBlockHandoff(kernel.HandoffEager))
+	var started, release xsync.Note
+	blocker, waker := &ktask{name: "blocker"}, &ktask{name: "waker"}
+	k.Go(func(c *kernel.Ctx) {
+		started.Wakeup()
+		blockOn(&release, blocker)(c)
+	})
+	started.Sleep()
+	k.Go(func(c *kernel.Ctx) {
+		waker.fn(c)
+		release.Wakeup()
+	})
+	drain(k)
+	ranOnce(blocker, waker)
+}
+
 // blockVsRetake: the only P's task blocks until an outside thread releases
 // it, at any moment, while a second task waits in the global queue and the
 // monitor's rounds retake the P (retake and handoffp) and hand it to a new
@@ -394,6 +416,7 @@ var kernelModels = []struct {
 	{"WakeVsParkCommit", wakeVsParkCommit},
 	{"BlockHandoffVsSubmit/lazy", blockHandoffVsSubmit(false)},
 	{"BlockHandoffVsSubmit/eager", blockHandoffVsSubmit(true)},
+	{"BlockHandoffVsRemoteSubmit", blockHandoffVsRemoteSubmit},
 	{"BlockVsRetake", blockVsRetake},
 	{"BlockWithLocalWork", blockWithLocalWork},
 	{"SpawnVsIdle/Go", spawnVsIdle(false)},
@@ -449,6 +472,8 @@ func kernelConfig(name string) explore.Config {
 var defaultBound = map[string]int{
 	// Its seeded bug, monitor-release-skips-drain, needs two.
 	"NetpollShutdownVsMonitorPoll": 2,
+	// Two preemptions put the submit between any two of handoffp's looks.
+	"BlockHandoffVsRemoteSubmit": 2,
 }
 
 func TestKernelModels(t *testing.T) {
