@@ -128,6 +128,34 @@ func wakeVsParkCommit() {
 	explore.Assertf(n == 2, "the parked task ran %d times, want twice", n)
 }
 
+// twoWakesVsPark: a task parks and hands its Waker out; two outside
+// threads wake it at once, before the park commits or after. Whatever the
+// order, the two Wakes ready the task once between them, so it runs
+// exactly twice.
+func twoWakesVsPark() {
+	k := newModelKernel(1)
+	var w xsync.Pointer[kernel.Waker]
+	var runs xsync.Int32
+	k.Go(func(c *kernel.Ctx) {
+		if runs.Add(1) == 1 {
+			w.StoreRel(c.Park())
+		}
+	})
+	for w.LoadAcq() == nil {
+		xsync.Spin()
+	}
+	var second xsync.Note
+	xsync.Go(func() {
+		w.LoadAcq().Wake()
+		second.Wakeup()
+	})
+	w.LoadAcq().Wake()
+	second.Sleep()
+	drain(k)
+	n := runs.Load()
+	explore.Assertf(n == 2, "the parked task ran %d times after two Wakes of one Park, want twice", n)
+}
+
 // blockHandoffVsSubmit: the only P's task blocks until a task submitted
 // from outside runs, so that the waker can run only on the P handed off
 // from the Block: eagerly, as the Block starts (entersyscallblock), or by
@@ -414,6 +442,7 @@ var kernelModels = []struct {
 }{
 	{"RemoteSubmitVsLastSpinner", remoteSubmitVsLastSpinner},
 	{"WakeVsParkCommit", wakeVsParkCommit},
+	{"TwoWakesVsPark", twoWakesVsPark},
 	{"BlockHandoffVsSubmit/lazy", blockHandoffVsSubmit(false)},
 	{"BlockHandoffVsSubmit/eager", blockHandoffVsSubmit(true)},
 	{"BlockHandoffVsRemoteSubmit", blockHandoffVsRemoteSubmit},

@@ -105,6 +105,44 @@ func TestGoRejectsNilAndClosedKernels(t *testing.T) {
 	}
 }
 
+// TestGoDuringADrainIsErrClosed: intake stops when Shutdown is called, not
+// when it returns. A Shutdown whose context is done already returns at
+// once and leaves the kernel draining a busy P; Go, GoBatch and Group.Go
+// from outside are refused meanwhile, and what they offered never runs.
+func TestGoDuringADrainIsErrClosed(t *testing.T) {
+	k := newKernel(t, WithProcs(1))
+	started, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	t.Cleanup(func() { once.Do(func() { close(release) }) })
+	if err := k.Go(func(*Ctx) {
+		close(started)
+		<-release // holds the only P until the test lets it go
+	}); err != nil {
+		t.Fatal(err)
+	}
+	<-started
+	done, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := k.Shutdown(done); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Shutdown with a done context while a task runs = %v, want context.Canceled", err)
+	}
+	var late atomic.Int32
+	if err := k.Go(func(*Ctx) { late.Add(1) }); !errors.Is(err, ErrClosed) {
+		t.Errorf("Go during the drain = %v, want ErrClosed", err)
+	}
+	if err := k.GoBatch(func(*Ctx) { late.Add(1) }); !errors.Is(err, ErrClosed) {
+		t.Errorf("GoBatch during the drain = %v, want ErrClosed", err)
+	}
+	if err := k.NewGroup(nil).Go(func(*Ctx) error { late.Add(1); return nil }); !errors.Is(err, ErrClosed) {
+		t.Errorf("Group.Go during the drain = %v, want ErrClosed", err)
+	}
+	once.Do(func() { close(release) })
+	shutdown(t, k)
+	if n := late.Load(); n != 0 {
+		t.Errorf("%d tasks offered during the drain ran", n)
+	}
+}
+
 func TestTaskRecordFitsACacheLine(t *testing.T) {
 	// A record spawned on one P and run on another crosses between their
 	// caches on every task; see the comment on g.

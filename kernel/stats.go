@@ -21,7 +21,7 @@ type Stats struct {
 
 	// Tasks.
 	SpawnedTasksCount   uint64 // tasks submitted: Kernel.Go and Ctx.Go, batches, group tasks and Join continuations included (spawned_tasks_count)
-	RemoteScheduleCount uint64 // of those, submitted from outside the kernel, by Kernel.Go or Group.Go (remote_schedule_count)
+	RemoteScheduleCount uint64 // of those, submitted from outside the kernel, by Kernel.Go, Kernel.GoBatch or Group.Go (remote_schedule_count)
 	AliveTasks          int    // tasks submitted and not yet finished or dropped, parked ones included; lags as the counters do (num_alive_tasks)
 	ParkedTasks         int    // tasks parked now, waiting for a Wake or on the netpoller
 	IOWaitingTasks      int    // of those, tasks waiting on the netpoller

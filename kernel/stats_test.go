@@ -77,6 +77,26 @@ func TestStatsCountAliveParkedAndBlockingTasks(t *testing.T) {
 	}
 }
 
+// TestStatsCountEveryTaskOfARemoteBatch: a GoBatch from outside counts
+// each of its tasks as spawned and as submitted from outside, not the
+// batch as one.
+func TestStatsCountEveryTaskOfARemoteBatch(t *testing.T) {
+	const n = 7
+	k := newKernel(t, WithProcs(2))
+	fns := make([]func(*Ctx), n)
+	for i := range fns {
+		fns[i] = func(*Ctx) {}
+	}
+	if err := k.GoBatch(fns...); err != nil {
+		t.Fatal(err)
+	}
+	shutdown(t, k)
+	s := k.Stats()
+	if s.SpawnedTasksCount != n || s.RemoteScheduleCount != n || s.PollCount != n || s.AliveTasks != 0 {
+		t.Fatalf("after a batch of %d from outside, run: %+v; want SpawnedTasksCount, RemoteScheduleCount and PollCount %d, AliveTasks 0", n, s, n)
+	}
+}
+
 // BenchmarkStats measures a read of Stats on an idle kernel with one P per
 // CPU, the cost a metrics scraper pays per read.
 func BenchmarkStats(b *testing.B) {
