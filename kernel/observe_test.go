@@ -187,11 +187,7 @@ func TestHistogramsCountEveryRunAndEveryScheduling(t *testing.T) {
 	// A batch from outside: each task is stamped once, under the lock,
 	// before any M can run it.
 	k = newKernel(t, WithProcs(2), WithHistograms())
-	fns := make([]func(*Ctx), n)
-	for i := range fns {
-		fns[i] = func(*Ctx) {}
-	}
-	if err := k.GoBatch(fns...); err != nil {
+	if err := k.GoBatch(noops(n)...); err != nil {
 		t.Fatal(err)
 	}
 	shutdown(t, k)

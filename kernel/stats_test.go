@@ -83,11 +83,7 @@ func TestStatsCountAliveParkedAndBlockingTasks(t *testing.T) {
 func TestStatsCountEveryTaskOfARemoteBatch(t *testing.T) {
 	const n = 7
 	k := newKernel(t, WithProcs(2))
-	fns := make([]func(*Ctx), n)
-	for i := range fns {
-		fns[i] = func(*Ctx) {}
-	}
-	if err := k.GoBatch(fns...); err != nil {
+	if err := k.GoBatch(noops(n)...); err != nil {
 		t.Fatal(err)
 	}
 	shutdown(t, k)
@@ -95,6 +91,15 @@ func TestStatsCountEveryTaskOfARemoteBatch(t *testing.T) {
 	if s.SpawnedTasksCount != n || s.RemoteScheduleCount != n || s.PollCount != n || s.AliveTasks != 0 {
 		t.Fatalf("after a batch of %d from outside, run: %+v; want SpawnedTasksCount, RemoteScheduleCount and PollCount %d, AliveTasks 0", n, s, n)
 	}
+}
+
+// noops returns n task functions that do nothing, for a GoBatch.
+func noops(n int) []func(*Ctx) {
+	fns := make([]func(*Ctx), n)
+	for i := range fns {
+		fns[i] = func(*Ctx) {}
+	}
+	return fns
 }
 
 // BenchmarkStats measures a read of Stats on an idle kernel with one P per
