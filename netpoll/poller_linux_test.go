@@ -405,7 +405,13 @@ func TestWriterIsWokenWhenThePipesReaderCloses(t *testing.T) {
 		t.Fatal(err)
 	}
 	r, wfd := fds[0], fds[1]
-	t.Cleanup(func() { unix.Close(wfd) })
+	rOpen := true
+	t.Cleanup(func() {
+		unix.Close(wfd)
+		if rOpen {
+			unix.Close(r)
+		}
+	})
 	d, err := tp.Register(wfd)
 	if err != nil {
 		t.Fatal(err)
@@ -425,6 +431,7 @@ func TestWriterIsWokenWhenThePipesReaderCloses(t *testing.T) {
 		t.Fatalf("filling the pipe: %v", err)
 	}
 	w := tp.park(d, netpoll.Write, fillPipe)
+	rOpen = false
 	if err := unix.Close(r); err != nil {
 		t.Fatal(err)
 	}
