@@ -61,10 +61,11 @@ const mutantsDoc = `usage: vsched mutants [-run regexp] [-fast] [-all] [-markdow
 mutants substitutes each seeded bug of ` + mutant.PatchDir + ` for the
 real file (go build -overlay) and runs the verifiers, which must all pass
 without it, until one fails: first the one its patch names in an Expect:
-line, then the others cheapest first; GOMAXPROCS mutants at once. It
-prints which verifier killed each mutant, and exits 1 if a mutant survived
-(unless its patch says it is equivalent), was killed but not as its patch
-expects, or does not build.
+line, then the others cheapest first; GOMAXPROCS mutants at once. A patch
+that also names a Test: faces that test of its Expect: verifier alone
+(not with -all). It prints which verifier killed each mutant, and exits 1
+if a mutant survived (unless its patch says it is equivalent), was killed
+but not as its patch expects, or does not build.
 `
 
 // mutantOutcome is what the campaign found for one mutant.
@@ -100,7 +101,7 @@ func runMutants(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	fs := newFlags("mutants", mutantsDoc, stderr)
 	runRE := fs.String("run", "", "run only the mutants whose name matches `regexp`")
 	fast := fs.Bool("fast", false, "leave out the slow verifiers (stress, explore kernel, linearizability) and the mutants expected to need them")
-	all := fs.Bool("all", false, "run every verifier on every mutant instead of stopping at the first kill")
+	all := fs.Bool("all", false, "run every verifier, its whole suite, on every mutant instead of stopping at the first kill")
 	markdown := fs.Bool("markdown", false, "print the kill table as Markdown (for docs/VERIFICATION.md)")
 	verbose := fs.Bool("v", false, "print each go command and the output of each verifier that kills")
 	if code, done := parseFlags(fs, args, stderr); done {
@@ -365,8 +366,30 @@ func inOrder[T any](ctx context.Context, n, jobs int, run func(i int) T, begin f
 }
 
 // killers runs the verifiers against the mutant in order until one kills
-// it (every one with -all), recording them in o.
+// it (every one with -all), recording them in o. A patch that names its
+// Test gets that test of its Expect verifier alone instead (not with
+// -all), and is broken if the test passes.
 func (mc *mutantCampaign) killers(ctx context.Context, o *mutantOutcome, overlay string) {
+	if o.m.Test != "" && !mc.all {
+		v, _ := verifierNamed(o.m.Expect) // runMutant checked it tests the package
+		v.args = append(slices.Clip(v.args), "-run", testRunPattern(o.m.Test))
+		start := time.Now()
+		killed, how, out := mc.goTest(ctx, v, []string{"./" + o.m.Pkg()}, overlay)
+		switch {
+		case ctx.Err() != nil:
+		case how == "BROKEN":
+			o.verdict, o.detail = "BROKEN", "the tests of "+v.name+" do not build with the mutant"
+			mc.prog.line(out)
+		case killed:
+			o.killIn, o.detail, o.killers = time.Since(start), how, []string{v.name}
+			if mc.verbose {
+				mc.prog.line(out)
+			}
+		default:
+			o.verdict, o.detail = "BROKEN", "its patch names the test "+o.m.Test+" of "+v.name+", which passed with it"
+		}
+		return
+	}
 	for _, v := range verifierOrder(o.m) {
 		if ctx.Err() != nil || !mc.relevant(v, o.m) {
 			continue
@@ -432,6 +455,16 @@ func (mc *mutantCampaign) goTest(ctx context.Context, v mutantVerifier, own []st
 		return false, "BROKEN", out
 	}
 	return true, killSymptom(out), out
+}
+
+// testRunPattern is the go test -run pattern that matches the test named
+// name ("TestX/sub/case", as go test reports it) and no other.
+func testRunPattern(name string) string {
+	parts := strings.Split(name, "/")
+	for i, p := range parts {
+		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
+	}
+	return strings.Join(parts, "/")
 }
 
 // killSymptom picks the line of a failed go test run that says what failed:

@@ -18,10 +18,11 @@ import (
 // standInMutantsModule writes a module with a package p, whose test checks
 // Add, a package proptest whose test calls Add and passes whatever it
 // returns, the packages of the other verifiers, which do not import p, and
-// six patches: one the test kills, one it cannot see, one that
+// seven patches: one the test kills, one it cannot see, one that
 // says why it is equivalent, one that does not compile, one the test kills
-// although its patch expects proptest to, and one whose patch expects a
-// verifier that does not test p. The module has vsched's path, which the
+// although its patch expects proptest to, one whose patch expects a
+// verifier that does not test p, and one whose patch names a test that
+// passes with it. The module has vsched's path, which the
 // campaign uses to tell which verifiers test the mutated package.
 func standInMutantsModule(t *testing.T) string {
 	t.Helper()
@@ -38,9 +39,10 @@ func standInMutantsModule(t *testing.T) string {
 	}
 	addHunk := " func Add(a, b int) int {\n-\treturn a + b\n"
 	unusedHunk := "@@ -9,3 +9,3 @@\n func Unused() int {\n-\treturn 1\n+\treturn 2\n }\n"
-	files[mutant.PatchDir+"/add-subtracts.patch"] = patch("add-subtracts", "subtracts.\n\nExpect: tests", addHunk, "+\treturn a - b\n }\n")
+	files[mutant.PatchDir+"/add-subtracts.patch"] = patch("add-subtracts", "subtracts.\n\nExpect: tests\nTest: TestAddAdds", addHunk, "+\treturn a - b\n }\n")
 	files[mutant.PatchDir+"/add-multiplies.patch"] = patch("add-multiplies", "multiplies.\n\nExpect: proptest", addHunk, "+\treturn a * b\n }\n")
 	files[mutant.PatchDir+"/add-divides.patch"] = patch("add-divides", "divides.\n\nExpect: explore slots", addHunk, "+\treturn a / b\n }\n")
+	files[mutant.PatchDir+"/add-negates.patch"] = patch("add-negates", "negates.\n\nExpect: tests\nTest: TestNothingOfAdd", addHunk, "+\treturn -a - b\n }\n")
 	files[mutant.PatchDir+"/unused-changed.patch"] = "unused-changed: changes what nothing calls.\n\n--- a/p/p.go\n+++ b/p/p.go\n" + unusedHunk
 	files[mutant.PatchDir+"/unused-equivalent.patch"] = "unused-equivalent: changes what nothing calls.\n\nEquivalent: nothing calls Unused.\n\n--- a/p/p.go\n+++ b/p/p.go\n" + unusedHunk
 	files[mutant.PatchDir+"/does-not-compile.patch"] = patch("does-not-compile", "is not Go.", addHunk, "+\treturn a +\n }\n")
@@ -79,8 +81,9 @@ func TestMutantsTableSaysWhatKilledEachMutantAndFailsOnASurvivor(t *testing.T) {
 		`does-not-compile\s+p\s+BROKEN\s+-\s+-\s+does not build`,
 		`add-multiplies\s+p\s+BROKEN\s+tests \(fast\)\s+\S+\s+its patch expects proptest, which did not kill it; TestAddAdds`,
 		`add-divides\s+p\s+BROKEN\s+-\s+-\s+its patch expects explore slots, which does not test package p`,
+		`add-negates\s+p\s+BROKEN\s+-\s+-\s+its patch names the test TestNothingOfAdd of tests, which passed with it`,
 		`baseline: 2 verifiers pass on the unmutated code: proptest, tests`,
-		`mutants: FAIL \(6 mutants: `,
+		`mutants: FAIL \(7 mutants: `,
 	} {
 		if !regexp.MustCompile(row).MatchString(out) {
 			t.Errorf("output lacks a row matching %q:\n%s", row, out)
@@ -92,16 +95,24 @@ func TestMutantsTableSaysWhatKilledEachMutantAndFailsOnASurvivor(t *testing.T) {
 		t.Errorf("the stand-in module was changed: %s %v", src, err)
 	}
 
-	// add-subtracts expects the tests of p, which kill it, so proptest,
-	// cheaper and first without the Expect: line, never runs on it (it
-	// runs once in the baseline, on the unmutated copy).
-	stdout.Reset()
-	if code := runMutants(context.Background(), []string{"-run", "^add-subtracts$", "-v"}, &stdout, &stderr); code != exitPass {
-		t.Errorf("-run ^add-subtracts$ -v: exit %d, want 0:\n%s", code, stdout.String())
-	}
-	_, onMutant, _ := strings.Cut(stdout.String(), "=== add-subtracts")
-	if !strings.Contains(onMutant, "./p") || strings.Contains(onMutant, "./proptest") {
-		t.Errorf("-v: want a go test of ./p and none of ./proptest on the mutant:\n%s", stdout.String())
+	// add-subtracts expects TestAddAdds of the tests of p, which kills
+	// it, so only that test runs on it, and proptest, cheaper and first
+	// without the Expect: line, does not (it runs once in the baseline,
+	// on the unmutated copy). With -all every verifier runs whole.
+	for _, all := range []bool{false, true} {
+		args := []string{"-run", "^add-subtracts$", "-v"}
+		if all {
+			args = append(args, "-all")
+		}
+		stdout.Reset()
+		if code := runMutants(context.Background(), args, &stdout, &stderr); code != exitPass {
+			t.Errorf("%q: exit %d, want 0:\n%s", args, code, stdout.String())
+		}
+		_, onMutant, _ := strings.Cut(stdout.String(), "=== add-subtracts")
+		named := strings.Contains(onMutant, "-run '^TestAddAdds$' ./p")
+		if !strings.Contains(onMutant, "./p") || strings.Contains(onMutant, "./proptest") != all || named == all {
+			t.Errorf("%q: want a go test of ./p, of TestAddAdds alone unless -all, and of ./proptest only with -all:\n%s", args, stdout.String())
+		}
 	}
 
 	stdout.Reset()

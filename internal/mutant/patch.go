@@ -27,6 +27,7 @@ const PatchDir = "internal/mutant/testdata/mutants"
 // by a paragraph of fields, one "Key: value" per line:
 //
 //	Expect: linearizability
+//	Test: TestQueueHistoriesAreLinearizable
 //	Equivalent: why no verifier can tell the mutant from the original
 //
 // then the unified diff (one or more files, with a/ and b/ prefixes, as
@@ -39,6 +40,12 @@ type Mutant struct {
 	// does not kill it; "vsched mutants -fast" skips the mutants that
 	// expect a slow verifier.
 	Expect string
+	// Test, when set, names the test of Expect's verifier that fails with
+	// the mutant, as go test reports it ("TestX" or "TestX/sub/case").
+	// The campaign runs that test alone first and reports the mutant when
+	// it passes: a verifier's whole suite can take half a minute to reach
+	// the one test that fails.
+	Test string
 	// Equivalent, when set, says why the mutant cannot be told from the
 	// original: it is expected to survive.
 	Equivalent string
@@ -135,11 +142,16 @@ func Parse(name string, text []byte) (Mutant, error) {
 		case f == "":
 		case key == "Expect" && val != "":
 			m.Expect = val
+		case key == "Test" && val != "" && !strings.ContainsAny(val, " \t"):
+			m.Test = val
 		case key == "Equivalent" && val != "":
 			m.Equivalent = val
 		default:
-			return bad("header line %q: want Expect: or Equivalent: with a value", f)
+			return bad("header line %q: want Expect:, Test: (a test's name) or Equivalent: with a value", f)
 		}
+	}
+	if m.Test != "" && m.Expect == "" {
+		return bad("Test: %s without Expect: names a test of no verifier", m.Test)
 	}
 	for i < len(lines) {
 		if !strings.HasPrefix(lines[i], "--- a/") || i+1 == len(lines) || !strings.HasPrefix(lines[i+1], "+++ b/") {

@@ -30,6 +30,7 @@ func TestEveryPatchParsesAndAppliesToTheSource(t *testing.T) {
 const sample = `two-hunks: changes two places.
 
 Expect: linearizability
+Test: TestQueue/sub
 
 --- a/f.go
 +++ b/f.go
@@ -49,7 +50,7 @@ func TestApplyFindsHunksThatMovedAndRefusesStaleOnes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Doc != "changes two places." || m.Expect != "linearizability" || len(m.Files) != 1 || m.Pkg() != "." {
+	if m.Doc != "changes two places." || m.Expect != "linearizability" || m.Test != "TestQueue/sub" || len(m.Files) != 1 || m.Pkg() != "." {
 		t.Fatalf("parsed %+v", m)
 	}
 	dir := t.TempDir()
@@ -78,6 +79,8 @@ func TestParseRejectsAMalformedHeader(t *testing.T) {
 	for _, text := range []string{
 		strings.Replace(sample, "two-hunks:", "other:", 1),
 		strings.Replace(sample, "Expect:", "Expects:", 1),
+		strings.Replace(sample, "Expect: linearizability\n", "", 1), // a Test: of no verifier
+		strings.Replace(sample, "TestQueue/sub", "TestQueue sub", 1),
 		"two-hunks: no diff.\n",
 	} {
 		if _, err := Parse("two-hunks", []byte(text)); err == nil {
