@@ -63,9 +63,9 @@ real file (go build -overlay) and runs the verifiers, which must all pass
 without it, until one fails: first the one its patch names in an Expect:
 line, then the others cheapest first; GOMAXPROCS mutants at once. A patch
 that also names a Test: faces that test of its Expect: verifier alone
-(not with -all). It prints which verifier killed each mutant, and exits 1
-if a mutant survived (unless its patch says it is equivalent), was killed
-but not as its patch expects, or does not build.
+first (not with -all). It prints which verifier killed each mutant, and
+exits 1 if a mutant survived (unless its patch says it is equivalent), was
+killed but not as its patch expects, or does not build.
 `
 
 // mutantOutcome is what the campaign found for one mutant.
@@ -367,9 +367,11 @@ func inOrder[T any](ctx context.Context, n, jobs int, run func(i int) T, begin f
 
 // killers runs the verifiers against the mutant in order until one kills
 // it (every one with -all), recording them in o. A patch that names its
-// Test gets that test of its Expect verifier alone instead (not with
-// -all), and is broken if the test passes.
+// Test gets that test of its Expect verifier alone first (not with -all);
+// if it passes (a property test's random inputs may miss), the verifiers
+// run as they would without it, and the kill's detail says so.
 func (mc *mutantCampaign) killers(ctx context.Context, o *mutantOutcome, overlay string) {
+	missed := ""
 	if o.m.Test != "" && !mc.all {
 		v, _ := verifierNamed(o.m.Expect) // runMutant checked it tests the package
 		v.args = append(slices.Clip(v.args), "-run", testRunPattern(o.m.Test))
@@ -377,19 +379,25 @@ func (mc *mutantCampaign) killers(ctx context.Context, o *mutantOutcome, overlay
 		killed, how, out := mc.goTest(ctx, v, []string{"./" + o.m.Pkg()}, overlay)
 		switch {
 		case ctx.Err() != nil:
+			return
 		case how == "BROKEN":
 			o.verdict, o.detail = "BROKEN", "the tests of "+v.name+" do not build with the mutant"
 			mc.prog.line(out)
+			return
 		case killed:
 			o.killIn, o.detail, o.killers = time.Since(start), how, []string{v.name}
 			if mc.verbose {
 				mc.prog.line(out)
 			}
-		default:
-			o.verdict, o.detail = "BROKEN", "its patch names the test "+o.m.Test+" of "+v.name+", which passed with it"
+			return
 		}
-		return
+		missed = " (its named test " + o.m.Test + " passed)"
 	}
+	defer func() {
+		if len(o.killers) > 0 {
+			o.detail += missed
+		}
+	}()
 	for _, v := range verifierOrder(o.m) {
 		if ctx.Err() != nil || !mc.relevant(v, o.m) {
 			continue

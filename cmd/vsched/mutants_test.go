@@ -22,7 +22,7 @@ import (
 // says why it is equivalent, one that does not compile, one the test kills
 // although its patch expects proptest to, one whose patch expects a
 // verifier that does not test p, and one whose patch names a test that
-// passes with it. The module has vsched's path, which the
+// passes with it (the tests of p kill it then). The module has vsched's path, which the
 // campaign uses to tell which verifiers test the mutated package.
 func standInMutantsModule(t *testing.T) string {
 	t.Helper()
@@ -81,9 +81,9 @@ func TestMutantsTableSaysWhatKilledEachMutantAndFailsOnASurvivor(t *testing.T) {
 		`does-not-compile\s+p\s+BROKEN\s+-\s+-\s+does not build`,
 		`add-multiplies\s+p\s+BROKEN\s+tests \(fast\)\s+\S+\s+its patch expects proptest, which did not kill it; TestAddAdds`,
 		`add-divides\s+p\s+BROKEN\s+-\s+-\s+its patch expects explore slots, which does not test package p`,
-		`add-negates\s+p\s+BROKEN\s+-\s+-\s+its patch names the test TestNothingOfAdd of tests, which passed with it`,
+		`add-negates\s+p\s+killed\s+tests \(fast\)\s+\S+\s+TestAddAdds \(its named test TestNothingOfAdd passed\)`,
 		`baseline: 2 verifiers pass on the unmutated code: proptest, tests`,
-		`mutants: FAIL \(7 mutants: `,
+		`mutants: FAIL \(7 mutants: 2 killed, `,
 	} {
 		if !regexp.MustCompile(row).MatchString(out) {
 			t.Errorf("output lacks a row matching %q:\n%s", row, out)

@@ -42,9 +42,9 @@ type Mutant struct {
 	Expect string
 	// Test, when set, names the test of Expect's verifier that fails with
 	// the mutant, as go test reports it ("TestX" or "TestX/sub/case").
-	// The campaign runs that test alone first and reports the mutant when
-	// it passes: a verifier's whole suite can take half a minute to reach
-	// the one test that fails.
+	// The campaign runs that test alone first, since a verifier's whole
+	// suite can take half a minute to reach the one test that fails, and
+	// the whole suites only if it passes.
 	Test string
 	// Equivalent, when set, says why the mutant cannot be told from the
 	// original: it is expected to survive.
