@@ -16,19 +16,21 @@ import (
 // runs, and divides by the number of runs, rounding down. Every closure is
 // made once, outside the measured function, so the expected count is 0.
 //
-// Steady state is what is measured: first a burst of allocBurst tasks
-// fills the free lists with more task records than the runs ever hold at
-// once, and the measured function runs allocWarm times. After that a
-// record is allocated only if a free list runs dry, which the burst rules
-// out, and an M only in the rare race in which every M is busy as wakep
-// finds an idle P: a bounded number of allocations in the whole test,
-// fewer than allocRuns, so the count per run rounds down to 0. A path that
-// allocates on every call counts at least 1.
+// Steady state is what is measured: first fillFreeLists makes allocFill
+// task records at once, more than the runs ever hold (a run's tasks, and
+// the at most gfreeMax-1 records each P's own free list keeps from the
+// others), and frees them, and the measured function runs allocWarm
+// times. After that a record is allocated only if the free lists run dry,
+// which the fill rules out whatever the scheduling, and an M only in the
+// rare race in which every M is busy as wakep finds an idle P: a bounded
+// number of allocations in the whole test, fewer than allocRuns, so the
+// count per run rounds down to 0. A path that allocates on every call
+// counts at least 1.
 
 const (
-	allocBurst = 1024 // tasks of the burst that fills the free lists
-	allocWarm  = 20   // runs of the measured function before measuring
-	allocRuns  = 500  // measured runs
+	allocFill = 1024 // records fillFreeLists makes for the small runs
+	allocWarm = 20   // runs of the measured function before measuring
+	allocRuns = 500  // measured runs
 )
 
 // allocKernel returns a kernel of 2 Ps that the test shuts down at its
@@ -57,24 +59,47 @@ func allocKernel(t *testing.T) *kernel.Kernel {
 // testing.AllocsPerRun(allocRuns, f).
 func steadyAllocs(t *testing.T, k *kernel.Kernel, f func()) float64 {
 	t.Helper()
-	var left atomic.Int32
-	left.Store(allocBurst)
-	done := make(chan struct{})
-	task := func(*kernel.Ctx) {
-		if left.Add(-1) == 0 {
-			close(done)
-		}
-	}
-	for range allocBurst {
-		if err := k.Go(task); err != nil {
-			t.Fatal(err)
-		}
-	}
-	<-done
+	fillFreeLists(t, k, allocFill)
 	for range allocWarm {
 		f()
 	}
 	return testing.AllocsPerRun(allocRuns, f)
+}
+
+// fillFreeLists leaves at least n task records on k's free lists: n tasks
+// park, all of them before any is woken, so that n records exist at once
+// however the Ps run them, and then finish. Tasks that merely ran one
+// after another, or a few at a time, would make only as many records as
+// were alive at once.
+func fillFreeLists(t *testing.T, k *kernel.Kernel, n int) {
+	t.Helper()
+	wakers := make([]*kernel.Waker, n)
+	var parked, finished atomic.Int32
+	allParked, allFinished := make(chan struct{}), make(chan struct{})
+	for i := range wakers {
+		woken := false
+		err := k.Go(func(c *kernel.Ctx) {
+			if !woken {
+				woken = true
+				wakers[i] = c.Park()
+				if parked.Add(1) == int32(n) {
+					close(allParked)
+				}
+				return
+			}
+			if finished.Add(1) == int32(n) {
+				close(allFinished)
+			}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	<-allParked
+	for _, w := range wakers {
+		w.Wake()
+	}
+	<-allFinished
 }
 
 // countdown is a set of tasks of which the last to run reports on done.
@@ -141,14 +166,16 @@ func TestCtxGoAllocatesNothingButTheClosure(t *testing.T) {
 }
 
 // A task that spawns more children than its P's ring holds sends half of
-// them to the global queue at a time; once the first bursts have grown the
-// global ring and filled the free lists, a burst allocates nothing: the
-// ring is kept while it is empty (runq.Global keeps up to 64 Ki slots) and
-// the records come back from the free lists.
+// them to the global queue at a time; once the free lists hold a record
+// for every child (how many are alive at once depends on how soon the
+// other P steals) and the first bursts have grown the global ring, a burst
+// allocates nothing: the ring is kept while it is empty (runq.Global keeps
+// up to 64 Ki slots) and the records come back from the free lists.
 func TestARepeatedBurstOfSpawnsAllocatesNothingOnceWarm(t *testing.T) {
 	k := allocKernel(t)
 	const children = 10000
 	burst := fanOut(t, k, children)
+	fillFreeLists(t, k, children+allocFill)
 	for range allocWarm {
 		burst()
 	}
