@@ -88,3 +88,49 @@ func TestARunOnARecycledRecordIsNoRunBackFromAWait(t *testing.T) {
 		t.Fatal("no task ran on the dead task's record: the test tests nothing")
 	}
 }
+
+// The same for a Join continuation that runs on the record of the group's
+// last task (runGroupTask's direct path): that task's last run followed a
+// wait that Close ended, and the continuation, a run that follows no wait,
+// must not see its outcome.
+func TestADirectContinuationAfterAWaitIsNoRunBackFromAWait(t *testing.T) {
+	k := newStressKernel(t, WithProcs(1))
+	np, d := quietDesc(t, k)
+	type run struct {
+		g   *g
+		err error
+	}
+	waited, continued := make(chan run, 1), make(chan run, 1)
+	if err := k.Go(func(c *Ctx) {
+		grp := k.NewGroup(nil)
+		grp.Go(func(c *Ctx) error {
+			if err := c.WaitErr(); err != nil {
+				waited <- run{c.g, err}
+				return nil
+			}
+			return c.WaitRead(d)
+		})
+		c.Join(grp, func(c *Ctx, _ error) { continued <- run{c.g, c.WaitErr()} })
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; np.Waiters() != 1; i++ {
+		if i > 10_000_000 {
+			t.Fatal("the task never waited")
+		}
+		runtime.Gosched()
+	}
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	w, cont := <-waited, <-continued
+	if !errors.Is(w.err, netpoll.ErrClosed) {
+		t.Fatalf("the closed wait ended with %v, want ErrClosed", w.err)
+	}
+	if cont.g != w.g {
+		t.Fatal("the continuation did not run on the record of the group's last task: the test tests nothing")
+	}
+	if cont.err != nil {
+		t.Errorf("a continuation that never waited saw a wait's outcome: %v", cont.err)
+	}
+}
