@@ -21,31 +21,19 @@ func TestARunOnARecycledRecordIsNoRunBackFromAWait(t *testing.T) {
 	np, d := quietDesc(t, k)
 
 	// A wait that Close ends.
-	type outcome struct {
-		g   *g
-		err error
-	}
-	closed := make(chan outcome, 1)
+	closed := make(chan recordRun, 1)
 	if err := k.Go(func(c *Ctx) {
 		if err := c.WaitErr(); err != nil {
-			closed <- outcome{c.g, err}
+			closed <- recordRun{c.g, err}
 			return
 		}
 		if err := c.WaitRead(d); err != nil {
-			closed <- outcome{c.g, err}
+			closed <- recordRun{c.g, err}
 		}
 	}); err != nil {
 		t.Fatal(err)
 	}
-	for i := 0; np.Waiters() != 1; i++ {
-		if i > 10_000_000 {
-			t.Fatal("the task never waited")
-		}
-		runtime.Gosched()
-	}
-	if err := d.Close(); err != nil {
-		t.Fatal(err)
-	}
+	closeUnderTheWait(t, np, d)
 	dead := <-closed
 	if !errors.Is(dead.err, netpoll.ErrClosed) {
 		t.Fatalf("the closed wait ended with %v, want ErrClosed", dead.err)
@@ -96,33 +84,21 @@ func TestARunOnARecycledRecordIsNoRunBackFromAWait(t *testing.T) {
 func TestADirectContinuationAfterAWaitIsNoRunBackFromAWait(t *testing.T) {
 	k := newStressKernel(t, WithProcs(1))
 	np, d := quietDesc(t, k)
-	type run struct {
-		g   *g
-		err error
-	}
-	waited, continued := make(chan run, 1), make(chan run, 1)
+	waited, continued := make(chan recordRun, 1), make(chan recordRun, 1)
 	if err := k.Go(func(c *Ctx) {
 		grp := k.NewGroup(nil)
 		grp.Go(func(c *Ctx) error {
 			if err := c.WaitErr(); err != nil {
-				waited <- run{c.g, err}
+				waited <- recordRun{c.g, err}
 				return nil
 			}
 			return c.WaitRead(d)
 		})
-		c.Join(grp, func(c *Ctx, _ error) { continued <- run{c.g, c.WaitErr()} })
+		c.Join(grp, func(c *Ctx, _ error) { continued <- recordRun{c.g, c.WaitErr()} })
 	}); err != nil {
 		t.Fatal(err)
 	}
-	for i := 0; np.Waiters() != 1; i++ {
-		if i > 10_000_000 {
-			t.Fatal("the task never waited")
-		}
-		runtime.Gosched()
-	}
-	if err := d.Close(); err != nil {
-		t.Fatal(err)
-	}
+	closeUnderTheWait(t, np, d)
 	w, cont := <-waited, <-continued
 	if !errors.Is(w.err, netpoll.ErrClosed) {
 		t.Fatalf("the closed wait ended with %v, want ErrClosed", w.err)
@@ -132,5 +108,26 @@ func TestADirectContinuationAfterAWaitIsNoRunBackFromAWait(t *testing.T) {
 	}
 	if cont.err != nil {
 		t.Errorf("a continuation that never waited saw a wait's outcome: %v", cont.err)
+	}
+}
+
+// recordRun is what a run reports: the record it ran on, and an error.
+type recordRun struct {
+	g   *g
+	err error
+}
+
+// closeUnderTheWait closes d once a task waits on np, which ends that wait
+// with ErrClosed.
+func closeUnderTheWait(t *testing.T, np *netpoll.Poller, d *netpoll.Desc) {
+	t.Helper()
+	for i := 0; np.Waiters() != 1; i++ {
+		if i > 10_000_000 {
+			t.Fatal("the task never waited")
+		}
+		runtime.Gosched()
+	}
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
 	}
 }
