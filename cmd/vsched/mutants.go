@@ -20,10 +20,9 @@ import (
 	"github.com/vsched/vsched/internal/mutant"
 )
 
-// mutantVerifier is one verifier of the mutation campaign: a go test in
-// the module root with the mutant substituted through -overlay. It kills a
-// mutant when it fails (a failed test, a panic, a throw, a timeout) on a
-// mutant that builds.
+// mutantVerifier is one verifier of the mutation campaign: a go test in the
+// module root with the mutant substituted through -overlay. It kills a
+// mutant that builds when it fails (a test, a panic, a throw, a timeout).
 type mutantVerifier struct {
 	name string
 	tags string
@@ -61,11 +60,10 @@ const mutantsDoc = `usage: vsched mutants [-run regexp] [-fast] [-all] [-markdow
 mutants substitutes each seeded bug of ` + mutant.PatchDir + ` for the
 real file (go build -overlay) and runs the verifiers, which must all pass
 without it, until one fails: first the one its patch names in an Expect:
-line, then the others cheapest first; GOMAXPROCS mutants at once. A patch
-that also names a Test: faces that test of its Expect: verifier alone
-first (not with -all). It prints which verifier killed each mutant, and
-exits 1 if a mutant survived (unless its patch says it is equivalent), was
-killed but not as its patch expects, or does not build.
+line (its Test: alone first, unless -all), then the others cheapest
+first; GOMAXPROCS mutants at once. It prints which verifier killed each
+mutant, and exits 1 if a mutant survived (unless its patch says it is
+equivalent), was killed but not as its patch expects, or does not build.
 `
 
 // mutantOutcome is what the campaign found for one mutant.
@@ -131,18 +129,16 @@ func runMutants(ctx context.Context, args []string, stdout, stderr io.Writer) in
 
 	start := time.Now()
 	mc := &mutantCampaign{root: root, tmp: tmp, fast: *fast, all: *all, verbose: *verbose, prog: newProgress(stdout)}
+	defer mc.prog.close() // no status line is left after a phase ends; the kill table closes it first
 	if err := mc.findDeps(ctx); err != nil {
-		mc.prog.close()
 		return complain(stderr, exitFail, "vsched mutants: %v", err)
 	}
 	passed, failed := mc.baseline(ctx, mutants)
 	baseLine := fmt.Sprintf("baseline: %s pass on the unmutated code: %s (%s)", plural(len(passed), "verifier"), strings.Join(passed, ", "), formatDuration(time.Since(start)))
 	if ctx.Err() != nil {
-		mc.prog.close()
 		return interruptedStatus(ctx)
 	}
 	if len(failed) > 0 {
-		mc.prog.close()
 		fmt.Fprintf(stdout, "\nbaseline: FAIL: %s fail on the unmutated code\n", strings.Join(slices.Sorted(maps.Keys(failed)), ", "))
 		for _, name := range slices.Sorted(maps.Keys(failed)) {
 			fmt.Fprintf(stdout, "\n=== %s fails on the unmutated code: %s\n", name, failed[name])
@@ -207,9 +203,8 @@ type mutantCampaign struct {
 	root, tmp          string // tmp holds the overlays and the verifiers' artifacts
 	fast, all, verbose bool
 	prog               *progress
-	// deps maps a verifier's name to the packages its tests import,
-	// directly or not: a verifier whose tests do not import the mutated
-	// package cannot kill the mutant, and is not run.
+	// deps maps a verifier's name to the packages its tests import, directly
+	// or not: one whose tests do not import the mutated package is not run.
 	deps map[string]map[string]bool
 }
 
@@ -366,39 +361,14 @@ func inOrder[T any](ctx context.Context, n, jobs int, run func(i int) T, begin f
 }
 
 // killers runs the verifiers against the mutant in order until one kills
-// it (every one with -all), recording them in o. A patch that names its
-// Test gets that test of its Expect verifier alone first (not with -all);
-// if it passes (a property test's random inputs may miss), the verifiers
-// run as they would without it, and the kill's detail says so.
+// it (every one with -all), recording them in o; first a patch's Test alone.
 func (mc *mutantCampaign) killers(ctx context.Context, o *mutantOutcome, overlay string) {
-	missed := ""
-	if o.m.Test != "" && !mc.all {
-		v, _ := verifierNamed(o.m.Expect) // runMutant checked it tests the package
-		v.args = append(slices.Clip(v.args), "-run", testRunPattern(o.m.Test))
-		start := time.Now()
-		killed, how, out := mc.goTest(ctx, v, []string{"./" + o.m.Pkg()}, overlay)
-		switch {
-		case ctx.Err() != nil:
-			return
-		case how == "BROKEN":
-			o.verdict, o.detail = "BROKEN", "the tests of "+v.name+" do not build with the mutant"
-			mc.prog.line(out)
-			return
-		case killed:
-			o.killIn, o.detail, o.killers = time.Since(start), how, []string{v.name}
-			if mc.verbose {
-				mc.prog.line(out)
-			}
-			return
-		}
-		missed = " (its named test " + o.m.Test + " passed)"
+	vs := verifierOrder(o.m)
+	if o.m.Test != "" && !mc.all { // vs[0] is Expect's verifier
+		vs = slices.Insert(vs, 0, vs[0])
+		vs[0].args = append(slices.Clip(vs[0].args), "-run", o.m.TestPattern())
 	}
-	defer func() {
-		if len(o.killers) > 0 {
-			o.detail += missed
-		}
-	}()
-	for _, v := range verifierOrder(o.m) {
+	for _, v := range vs {
 		if ctx.Err() != nil || !mc.relevant(v, o.m) {
 			continue
 		}
@@ -444,9 +414,8 @@ func (mc *mutantCampaign) goTest(ctx context.Context, v mutantVerifier, own []st
 	if len(v.post) > 0 {
 		args = append(append(args, "-args"), v.post...)
 	}
-	// A failing rapid check would write a fail file into the source tree,
-	// and a failing history its visualization; both are the mutant's, not
-	// news. Nor is the shortest counterexample: shrinking stops after 1s.
+	// A rapid fail file (written into the source tree), a failing history's
+	// picture and the shortest counterexample are the mutant's, not news.
 	env := append([]string{"RAPID_NOFAILFILE=true", "RAPID_SHRINKTIME=1s", campaign.EnvArtifacts + "=" + mc.tmp}, v.env...)
 	if mc.verbose {
 		mc.prog.line("$ " + commandLine(env, args))
@@ -463,16 +432,6 @@ func (mc *mutantCampaign) goTest(ctx context.Context, v mutantVerifier, own []st
 		return false, "BROKEN", out
 	}
 	return true, killSymptom(out), out
-}
-
-// testRunPattern is the go test -run pattern that matches the test named
-// name ("TestX/sub/case", as go test reports it) and no other.
-func testRunPattern(name string) string {
-	parts := strings.Split(name, "/")
-	for i, p := range parts {
-		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
-	}
-	return strings.Join(parts, "/")
 }
 
 // killSymptom picks the line of a failed go test run that says what failed:

@@ -81,7 +81,7 @@ func TestMutantsTableSaysWhatKilledEachMutantAndFailsOnASurvivor(t *testing.T) {
 		`does-not-compile\s+p\s+BROKEN\s+-\s+-\s+does not build`,
 		`add-multiplies\s+p\s+BROKEN\s+tests \(fast\)\s+\S+\s+its patch expects proptest, which did not kill it; TestAddAdds`,
 		`add-divides\s+p\s+BROKEN\s+-\s+-\s+its patch expects explore slots, which does not test package p`,
-		`add-negates\s+p\s+killed\s+tests \(fast\)\s+\S+\s+TestAddAdds \(its named test TestNothingOfAdd passed\)`,
+		`add-negates\s+p\s+killed\s+tests \(fast\)\s+\S+\s+TestAddAdds\n`,
 		`baseline: 2 verifiers pass on the unmutated code: proptest, tests`,
 		`mutants: FAIL \(7 mutants: 2 killed, `,
 	} {

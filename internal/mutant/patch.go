@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -52,6 +53,16 @@ type Mutant struct {
 	// Files are the files the patch changes, relative to the module root.
 	Files []string
 	files []filePatch
+}
+
+// TestPattern is the go test -run pattern that matches m.Test and no
+// other test.
+func (m Mutant) TestPattern() string {
+	parts := strings.Split(m.Test, "/")
+	for i, p := range parts {
+		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
+	}
+	return strings.Join(parts, "/")
 }
 
 // Pkg is the package directory of the mutated code, relative to the module
