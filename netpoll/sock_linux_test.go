@@ -614,3 +614,44 @@ func TestListenAndDialRejectOtherNetworksAndHostNames(t *testing.T) {
 		}
 	}
 }
+
+// A Dial whose connect fails at once closes its socket: however many such
+// Dials, none leaves a descriptor behind. Nobody can connect to the
+// limited broadcast address; where its connect does not fail at once (it
+// may wait for a route), the test has nothing to check and skips.
+func TestADialThatFailsAtOnceLeavesNoDescriptor(t *testing.T) {
+	tp := newTestPoller(t)
+	const addr = "255.255.255.255:9"
+	failsAtOnce := func() bool {
+		c, err := netpoll.Dial(tp.Poller, "tcp4", addr)
+		if err == nil {
+			c.Close()
+			return false
+		}
+		var se *os.SyscallError
+		if !errors.As(err, &se) || se.Syscall != "connect" {
+			t.Fatalf("Dial to %s: %v, want a failed connect", addr, err)
+		}
+		return true
+	}
+	if !failsAtOnce() { // which also makes what only the first Dial makes
+		t.Skipf("a connect to %s does not fail at once here", addr)
+	}
+	before := openDescriptors(t)
+	for range 100 {
+		failsAtOnce()
+	}
+	if after := openDescriptors(t); after > before {
+		t.Fatalf("100 Dials whose connect failed at once left %d descriptors open", after-before)
+	}
+}
+
+// openDescriptors counts the process's open file descriptors.
+func openDescriptors(t *testing.T) int {
+	t.Helper()
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skipf("cannot count the open descriptors: %v", err)
+	}
+	return len(fds)
+}
