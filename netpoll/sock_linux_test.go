@@ -616,9 +616,9 @@ func TestListenAndDialRejectOtherNetworksAndHostNames(t *testing.T) {
 }
 
 // A Dial whose connect fails at once closes its socket: however many such
-// Dials, none leaves a descriptor behind. Nobody can connect to the
-// limited broadcast address; where its connect does not fail at once (it
-// may wait for a route), the test has nothing to check and skips.
+// Dials, none leaves a descriptor behind. Linux refuses a TCP connect to a
+// broadcast address at once (ENETUNREACH); a system where that connect
+// does not fail at once leaves the test nothing to check, and it skips.
 func TestADialThatFailsAtOnceLeavesNoDescriptor(t *testing.T) {
 	tp := newTestPoller(t)
 	const addr = "255.255.255.255:9"
