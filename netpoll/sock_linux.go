@@ -109,7 +109,8 @@ func tcpSocket(ta tcpAddr) (int, error) {
 // resource runs out (descriptors, buffers, memory, or the registration of
 // the connection) the error wraps [ErrTemporary]: back off and try again;
 // any other error is the listener's own. After [Listener.Close] it returns
-// [ErrClosed].
+// [ErrClosed]; so it does, never wrapped in ErrTemporary, when the Poller
+// has closed: the connection it took is then closed.
 func (l *Listener) Accept() (*Conn, error) {
 	if err := l.s.incref(); err != nil {
 		return nil, err

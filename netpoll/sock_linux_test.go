@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"syscall"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -654,4 +655,36 @@ func openDescriptors(t *testing.T) int {
 		t.Skipf("cannot count the open descriptors: %v", err)
 	}
 	return len(fds)
+}
+
+// A connection taken after the Poller was closed cannot be registered:
+// Accept closes it and returns ErrClosed, which is no ErrTemporary, so that
+// a server loop that backs off and retries on ErrTemporary stops.
+func TestAcceptOnAClosedPollerIsErrClosedAndNotTemporary(t *testing.T) {
+	tp := newTestPoller(t)
+	ln := tp.listen()
+	client, err := net.Dial("tcp4", ln.Addr().String())
+	if err != nil {
+		t.Fatalf("net.Dial: %v", err)
+	}
+	defer client.Close()
+	// The handshake may still be on its way to the accept queue; the 10 s
+	// bound is a hang guard.
+	pfd := []unix.PollFd{{Fd: int32(ln.Fd()), Events: unix.POLLIN}}
+	if n, err := unix.Poll(pfd, 10_000); n != 1 || err != nil {
+		t.Fatalf("poll on the listener: %d, %v; want it readable", n, err)
+	}
+	if err := tp.Close(); err != nil {
+		t.Fatalf("Poller.Close: %v", err)
+	}
+	c, err := ln.Accept()
+	if c != nil || !errors.Is(err, netpoll.ErrClosed) || errors.Is(err, netpoll.ErrTemporary) {
+		t.Fatalf("Accept on a closed Poller: %v, %v; want nil and ErrClosed, not ErrTemporary", c, err)
+	}
+	// The connection taken was closed: its peer reads EOF (the deadline is
+	// a hang guard).
+	client.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if n, err := client.Read(make([]byte, 1)); n != 0 || err != io.EOF {
+		t.Fatalf("the peer of a connection Accept dropped read %d, %v; want io.EOF", n, err)
+	}
 }
