@@ -198,11 +198,12 @@ func (k *Kernel) expireDeadlines(pp *p, ws []*pollproto.Waiter) {
 }
 
 // pollNonBlocking is findRunnable's poll before stealing: only while tasks
-// wait on the poller, no M blocks in it, and no other M polls. It returns a
-// task to run on pp and injects the rest.
+// wait on the poller, no M blocks in it, no other M polls, and this M is not
+// the blocking poller to be (pollsNext). It returns a task to run on pp and
+// injects the rest.
 func (k *Kernel) pollNonBlocking(pp *p) *g {
 	np := k.poller.Load()
-	if np == nil || np.Waiters() == 0 || k.lastpoll.Load() == 0 || k.pollingNet.Swap(1) != 0 {
+	if np == nil || np.Waiters() == 0 || k.lastpoll.Load() == 0 || k.pollsNext(np) || k.pollingNet.Swap(1) != 0 {
 		return nil
 	}
 	ws := pollOps.Poll(np, 0, pp.pollBuf[:0])
@@ -218,6 +219,22 @@ func (k *Kernel) pollNonBlocking(pp *p) *g {
 	clear(gs)
 	pp.pollG = gs[:0]
 	return gp
+}
+
+// pollsNext reports whether the M that is about to poll without blocking
+// will be the blocking poller next anyway, with a wait that would look
+// first: the kernel is not manual (a manual kernel's M never drops its P),
+// every other P is idle (nothing to steal, and no other M to poll), the
+// kernel runs (a stopping one polls only this way), and the last blocking
+// wait found nothing and slept, so readiness comes no faster than polls
+// take it. The non-blocking poll would then most likely find nothing, at
+// the cost of a system call per round trip of a lone connection. Differs
+// from the runtime: DESIGN.md §3.5.
+func (k *Kernel) pollsNext(np *netpoll.Poller) bool {
+	// LastWaitSlept before the loads of the kernel's state: in a model it
+	// is false (a model's wait does not set it), and those loads would add
+	// scheduling points.
+	return !k.manual && np.LastWaitSlept() && k.npidle.Load() == int32(k.procs)-1 && k.state.Load() == stateRunning
 }
 
 // pollBlocking is findRunnable's blocking poll by an M that has dropped its

@@ -174,10 +174,11 @@ package kernel
 
 import (
 	"context"
-	"github.com/vsched/vsched/internal/pollproto"
+	"math/bits"
 	"runtime/pprof"
 	"runtime/trace"
 
+	"github.com/vsched/vsched/internal/pollproto"
 	"github.com/vsched/vsched/internal/xsync"
 	"github.com/vsched/vsched/runq"
 )
@@ -272,19 +273,8 @@ func (mp *m) random() uint32 {
 		return mp.testRand()
 	}
 	mp.rng += 0xa0761d6478bd642f
-	hi, lo := mul64(mp.rng, mp.rng^0xe7037ed1a0b428db)
+	hi, lo := bits.Mul64(mp.rng, mp.rng^0xe7037ed1a0b428db)
 	return uint32(hi ^ lo)
-}
-
-func mul64(x, y uint64) (hi, lo uint64) {
-	const mask32 = 1<<32 - 1
-	x0, x1 := x&mask32, x>>32
-	y0, y1 := y&mask32, y>>32
-	w0 := x0 * y0
-	t := x1*y0 + w0>>32
-	w1, w2 := t&mask32, t>>32
-	w1 += x0 * y1
-	return x1*y1 + w2 + w1>>32, x * y
 }
 
 // mstart is the body of an M's goroutine: acquire the P it was started

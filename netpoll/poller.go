@@ -3,6 +3,7 @@ package netpoll
 import (
 	"container/heap"
 	"math"
+	"sync/atomic"
 
 	"github.com/vsched/vsched/internal/xsync"
 )
@@ -46,11 +47,23 @@ type Poller struct {
 	// (math.MaxInt64 for no limit), or 0 when no Poll blocks.
 	sleepUntil int64
 	evbufs     []*eventBuf
+
+	// slept is [Poller.LastWaitSlept]. A plain atomic, not an xsync one:
+	// it is a hint that no ordering depends on, and only the real wait
+	// (not a model's) sets it.
+	slept atomic.Bool
 }
 
 // Waiters returns the number of tasks parked on the Poller's slots (the
 // runtime's netpollWaiters).
 func (p *Poller) Waiters() int32 { return p.waiters.Load() }
+
+// LastWaitSlept reports whether the last Poll that could block found
+// nothing ready when it began and slept. A scheduler that is about to
+// become the blocking poller may skip a non-blocking Poll while it holds:
+// with readiness arriving no faster than polls can take it, that Poll
+// would find nothing either, and the blocking one looks first anyway.
+func (p *Poller) LastWaitSlept() bool { return p.slept.Load() }
 
 // readyWaiter hands a waiter woken outside Poll (by Close or a deadline
 // set in the past) to the scheduler.
@@ -260,10 +273,15 @@ func (p *Poller) expireSlow(list []*waiter) []*waiter {
 
 // sleepStart computes how long a Poll of delay may block with the timers
 // as they are (-1: no limit, 0: do not block), and records until when, so
-// that an earlier deadline set meanwhile breaks it.
+// that an earlier deadline set meanwhile breaks it. now is the time the
+// Poll read, or 0 when it read none (no deadline was set): sleepStart reads
+// the clock then if it needs to.
 func (p *Poller) sleepStart(now, delay int64) int64 {
 	p.tmu.Lock()
 	defer p.tmu.Unlock()
+	if now == 0 && (len(p.timers) > 0 || delay > 0) {
+		now = xsync.Nanotime()
+	}
 	if len(p.timers) > 0 {
 		next := p.timers[0].when - now
 		if next <= 0 {

@@ -100,8 +100,14 @@ func (p *Poller) poll(delay time.Duration, list []*waiter) []*waiter {
 	if p.closed.Load() != 0 {
 		return list
 	}
-	now := xsync.Nanotime()
-	list = p.runTimers(now, list)
+	// While no deadline is set (the usual case) a poll reads no clock
+	// and takes no timer lock: a deadline set after this load is one set
+	// after the poll began, and a blocking poll looks again in sleepStart.
+	var now int64
+	if p.next.Load() != 0 {
+		now = xsync.Nanotime()
+		list = p.runTimers(now, list)
+	}
 	d := int64(delay)
 	if d < 0 {
 		d = -1
@@ -109,7 +115,9 @@ func (p *Poller) poll(delay time.Duration, list []*waiter) []*waiter {
 	if len(list) > 0 {
 		d = 0 // something to run already
 	}
-	d = p.sleepStart(now, d)
+	if d != 0 {
+		d = p.sleepStart(now, d)
+	}
 	var ms int
 	switch {
 	case d < 0:
@@ -172,7 +180,7 @@ func (p *Poller) poll(delay time.Duration, list []*waiter) []*waiter {
 		}
 	}
 	p.mu.Unlock()
-	if ms != 0 {
+	if ms != 0 && p.next.Load() != 0 {
 		list = p.runTimers(xsync.Nanotime(), list)
 	}
 	return list

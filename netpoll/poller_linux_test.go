@@ -858,3 +858,27 @@ func TestExpireFiresAPassedDeadlineWithoutPolling(t *testing.T) {
 		t.Fatalf("a second Expire woke %d waiters", len(ws))
 	}
 }
+
+// LastWaitSlept says whether the last Poll that could block found nothing
+// ready and slept; a Poll that does not block leaves it as it was.
+func TestLastWaitSleptSaysWhetherTheLastBlockingPollFoundNothingAtFirst(t *testing.T) {
+	tp := newTestPoller(t)
+	if tp.LastWaitSlept() {
+		t.Fatal("LastWaitSlept before any Poll")
+	}
+	for round := range 2 {
+		tp.Poll(time.Millisecond, nil) // nothing ready: sleeps until its time is up
+		if !tp.LastWaitSlept() {
+			t.Fatalf("round %d: a Poll that found nothing and slept: LastWaitSlept false", round)
+		}
+		tp.Poll(0, nil)
+		if !tp.LastWaitSlept() {
+			t.Fatalf("round %d: a Poll that does not block changed LastWaitSlept", round)
+		}
+		tp.Break() // ready before the next Poll looks
+		tp.Poll(-1, nil)
+		if tp.LastWaitSlept() {
+			t.Fatalf("round %d: a Poll that found a Break at once: LastWaitSlept true", round)
+		}
+	}
+}

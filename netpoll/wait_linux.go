@@ -29,11 +29,12 @@ type waitFile struct {
 	deadline time.Time
 	// collect is the function rc.Read calls, made once (a closure per wait
 	// would be an allocation per wait), and what it reads and sets.
-	wmu     xsync.Mutex
-	collect func(fd uintptr) bool
-	events  []unix.EpollEvent
-	n       int
-	err     error
+	wmu      xsync.Mutex
+	collect  func(fd uintptr) bool
+	events   []unix.EpollEvent
+	n        int
+	err      error
+	collects int // the calls of collect in this wait
 }
 
 // initWait makes the epoll descriptor non-blocking and hands it to the Go
@@ -55,6 +56,7 @@ func (p *Poller) initWait() error {
 		// runtime's sysmon as a goroutine's blocking read would (see
 		// raw_linux.go for what that is worth).
 		w := &p.wf
+		w.collects++
 		w.n, w.err = unix.EpollWait(int(fd), w.events, 0)
 		return w.n != 0 || w.err != nil && w.err != unix.EINTR
 	}
@@ -90,9 +92,12 @@ func (p *Poller) waitReal(events []unix.EpollEvent, ms int) (int, error) {
 	p.wf.wmu.Lock()
 	defer p.wf.wmu.Unlock()
 	p.wf.events = events
+	p.wf.collects = 0
 	err := p.wf.rc.Read(p.wf.collect)
 	n, werr := p.wf.n, p.wf.err
 	p.wf.events = nil
+	// Slept unless the first collect found events.
+	p.slept.Store(p.wf.collects != 1 || n == 0)
 	switch {
 	case werr != nil:
 		return n, werr

@@ -72,7 +72,13 @@ func (e *Enum) Done() bool { return e.i == e.count }
 // Next moves to the next position.
 func (e *Enum) Next() {
 	e.i++
-	e.pos = (e.pos + e.inc) % e.count
+	// (pos + inc) % count, without the division (a thief takes a step
+	// per P it looks at) and without overflow: pos < count, inc <= count.
+	if e.pos >= e.count-e.inc {
+		e.pos -= e.count - e.inc
+	} else {
+		e.pos += e.inc
+	}
 }
 
 // Position returns the current position, in [0, Count).
