@@ -500,7 +500,7 @@ top:
 		gp, rest := k.global.GetBatch(globalBatch, k.procs, pp.batch[:0])
 		k.lock.Unlock()
 		if gp != nil {
-			k.runqputbatch(pp, rest)
+			k.runqputbatch(mp, rest)
 			return gp, false
 		}
 	}
@@ -546,7 +546,7 @@ top:
 	if k.global.Len() > 0 {
 		gp, rest := k.global.GetBatch(globalBatch, k.procs, pp.batch[:0])
 		k.lock.Unlock()
-		k.runqputbatch(pp, rest)
+		k.runqputbatch(mp, rest)
 		return gp, false
 	}
 	if !mp.spinning && k.needspinning.Load() == 1 {
@@ -577,7 +577,7 @@ top:
 			k.acquirep(mp, pp)
 			k.becomeSpinning(mp)
 			if gp != nil {
-				k.runqputbatch(pp, pp.batch)
+				k.runqputbatch(mp, pp.batch)
 				pp.batch = pp.batch[:0]
 				return gp, false
 			}
@@ -675,11 +675,21 @@ func (k *Kernel) runqput(pp *p, gp *g, next bool) {
 	}
 }
 
-// runqputbatch puts a batch from the global queue into pp's empty ring.
-func (k *Kernel) runqputbatch(pp *p, gs []*g) {
+// runqputbatch puts the rest of a batch from the global queue into the
+// empty ring of mp's P. A spinning M's schedule wakes the next spinner
+// (resetspinning), which may steal the rest; a non-spinning M wakes one
+// here. The runtime does not, and relies on preempting the goroutine that
+// runs meanwhile: a task is never preempted, and one that runs for long
+// would hold the rest on its P beside an idle one. Differs from the
+// runtime: DESIGN.md §3.1.
+func (k *Kernel) runqputbatch(mp *m, gs []*g) {
+	pp := mp.p
 	pp.c.globalPulls += 1 + uint64(len(gs))
 	if rest := pp.runq.PutBatch(gs); len(rest) != 0 {
 		throw("findRunnable: a global batch did not fit the local queue")
+	}
+	if len(gs) != 0 && !mp.spinning {
+		k.wakep()
 	}
 }
 

@@ -3,7 +3,6 @@ package netpoll
 import (
 	"container/heap"
 	"math"
-	"sync/atomic"
 
 	"github.com/vsched/vsched/internal/xsync"
 )
@@ -48,10 +47,9 @@ type Poller struct {
 	sleepUntil int64
 	evbufs     []*eventBuf
 
-	// slept is [Poller.LastWaitSlept]. A plain atomic, not an xsync one:
-	// it is a hint that no ordering depends on, and only the real wait
-	// (not a model's) sets it.
-	slept atomic.Bool
+	// slept is [Poller.LastWaitSlept], which no ordering depends on. Only
+	// the real wait sets it, not a model's.
+	slept xsync.Hint
 }
 
 // Waiters returns the number of tasks parked on the Poller's slots (the

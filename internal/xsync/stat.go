@@ -36,3 +36,15 @@ func (l *Label[T]) Load() *T { return l.v.Load() }
 
 // Store sets the pointer.
 func (l *Label[T]) Store(p *T) { l.v.Store(p) }
+
+// Hint is an atomic flag for a heuristic: what a scheduler may decide by
+// only where either decision is correct, so that a stale value costs time
+// and never a task. Like [Stat] it is not a scheduling point in either
+// build.
+type Hint struct{ v atomic.Bool }
+
+// Load returns the flag.
+func (h *Hint) Load() bool { return h.v.Load() }
+
+// Store sets the flag.
+func (h *Hint) Store(v bool) { h.v.Store(v) }
