@@ -81,7 +81,7 @@ func TestKnownBadReductionIsReported(t *testing.T) {
 // wrong number of times. The models run at their default bounds, which
 // are those of the fast tier ("explore models" of vsched mutants -fast):
 // 1, and 2 for NetpollShutdownVsMonitorPoll, whose bug takes two
-// preemptions.
+// preemptions; BlockHandoffVsBusySubmit stops at its defaultCap.
 func TestKnownBadKernelsAreReported(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a mutant per case; skipped in -short")
@@ -124,6 +124,9 @@ func TestKnownBadKernelsAreReported(t *testing.T) {
 		{mutant.Named("wakep-claim-not-cas"), all},
 		{mutant.Named("wakep-ignores-idle-p"), byModels("^TestKernelModels$/^SubmitVsStaleNeedspinning$")},
 		{mutant.Named("mstart-addm-unlocked"), lockHeld},
+		{mutant.Named("recheck-batch-dropped"), byModels("^TestKernelModels$/^SpawnOverflowVsLastSpinner$")},
+		{mutant.Named("handoffp-no-global-recheck"), byModels("^TestKernelModels$/^BlockHandoffVsBusySubmit$")},
+		{mutant.Named("global-batch-no-wakep"), byModels("^TestKernelModels$/^BlockHandoffVsBusySubmit$")},
 		// The task groups' protocol, by the group models (group_test.go).
 		{mutant.Named("group-err-after-decrement"), byGroupModels("^TestGroupModels$/^LastTaskVsWait$")},
 		{mutant.Named("join-checks-count-unlocked"), byGroupModels("^TestGroupModels$/^LastTaskVsJoin$")},
