@@ -575,6 +575,10 @@ var defaultCap = map[string]int{
 	// Its seeded bug handoffp-no-global-recheck fails at 105,123, in the
 	// deterministic order of the search.
 	"BlockHandoffVsBusySubmit": 130_000,
+	// At its bound, 2, more than 1,462,005 executions (capped there after
+	// 2m31s); its seeded bug monitor-lastpoll-store-not-cas fails at
+	// 97,238 (102,444 with the pruned ones, which the cap counts).
+	"NetpollMonitorPollVsTwoIdle": 130_000,
 }
 
 // defaultBound raises the default bound of the models whose bug needs more
@@ -584,6 +588,10 @@ var defaultBound = map[string]int{
 	"NetpollShutdownVsMonitorPoll": 2,
 	// Two preemptions put the submit between any two of handoffp's looks.
 	"BlockHandoffVsRemoteSubmit": 2,
+	// Its seeded bug, monitor-lastpoll-store-not-cas, needs two: one
+	// between the monitor's load of lastpoll and its store, one for the
+	// second M to become the blocking poller.
+	"NetpollMonitorPollVsTwoIdle": 2,
 }
 
 func TestKernelModels(t *testing.T) {

@@ -80,8 +80,9 @@ func TestKnownBadReductionIsReported(t *testing.T) {
 // deadlock (a lost wakeup), a broken invariant, or a task that runs the
 // wrong number of times. The models run at their default bounds, which
 // are those of the fast tier ("explore models" of vsched mutants -fast):
-// 1, and 2 for NetpollShutdownVsMonitorPoll, whose bug takes two
-// preemptions; BlockHandoffVsBusySubmit stops at its defaultCap.
+// 1, and 2 for NetpollShutdownVsMonitorPoll and NetpollMonitorPollVsTwoIdle,
+// whose bugs take two preemptions; BlockHandoffVsBusySubmit and
+// NetpollMonitorPollVsTwoIdle stop at their defaultCap.
 func TestKnownBadKernelsAreReported(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a mutant per case; skipped in -short")
@@ -127,6 +128,7 @@ func TestKnownBadKernelsAreReported(t *testing.T) {
 		{mutant.Named("recheck-batch-dropped"), byModels("^TestKernelModels$/^SpawnOverflowVsLastSpinner$")},
 		{mutant.Named("handoffp-no-global-recheck"), byModels("^TestKernelModels$/^BlockHandoffVsBusySubmit$")},
 		{mutant.Named("global-batch-no-wakep"), byModels("^TestKernelModels$/^BlockHandoffVsBusySubmit$")},
+		{mutant.Named("monitor-lastpoll-store-not-cas"), byModels("^TestKernelModels$/^NetpollMonitorPollVsTwoIdle$")},
 		// The task groups' protocol, by the group models (group_test.go).
 		{mutant.Named("group-err-after-decrement"), byGroupModels("^TestGroupModels$/^LastTaskVsWait$")},
 		{mutant.Named("join-checks-count-unlocked"), byGroupModels("^TestGroupModels$/^LastTaskVsJoin$")},

@@ -197,6 +197,29 @@ func shutdownVsMonitorPoll() {
 	monitor.Join()
 }
 
+// monitorPollVsTwoIdle: two Ps, a task waiting on a socket nobody writes,
+// and the monitor polls while both Ms go idle. One M becomes the blocking
+// poller (lastpoll to 0) and the other parks; the monitor moves lastpoll
+// on only if it is still what the monitor read, so that it never hides
+// the blocking poller and lets the other M block in the poller too, where
+// Shutdown's one Break would wake only one of them.
+func monitorPollVsTwoIdle() {
+	k := newModelKernel(2)
+	d, _ := ioPair(k)
+	np, _ := k.Poller()
+	k.Go(func(c *kernel.Ctx) {
+		if err := c.WaitRead(d); err != nil {
+			panic(err)
+		}
+	})
+	for np.Waiters() == 0 {
+		xsync.Spin()
+	}
+	monitor := explore.Go(func() { testhook.MonitorPoll(k) })
+	monitor.Join()
+	drain(k)
+}
+
 // deadlineVsWait: a task waits to read a socket nobody writes, with a read
 // deadline an hour ahead. The only way the wait ends is time: the M that
 // blocks in the poller sleeps until the deadline, the explorer ends that
@@ -281,5 +304,6 @@ func init() {
 		{"NetpollBlockVsIOWait", blockVsIOWait},
 		{"NetpollShutdownVsMonitorPoll", shutdownVsMonitorPoll},
 		{"NetpollDeadlineVsWait", deadlineVsWait},
+		{"NetpollMonitorPollVsTwoIdle", monitorPollVsTwoIdle},
 	}...)
 }
