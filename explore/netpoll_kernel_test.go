@@ -181,7 +181,16 @@ func monitorPollVsIdle() {
 // releases pollingNet or restores lastpoll last must look at the drain
 // again, or Shutdown waits forever (found by a stress test under -race).
 func shutdownVsMonitorPoll() {
-	k := newModelKernel(1)
+	k := kernelWithSilentWait(1)
+	monitor := explore.Go(func() { testhook.MonitorPoll(k) })
+	drain(k)
+	monitor.Join()
+}
+
+// kernelWithSilentWait returns a model kernel of procs Ps with one task
+// parked on reading a socket that nobody writes.
+func kernelWithSilentWait(procs int) *kernel.Kernel {
+	k := newModelKernel(procs)
 	d, _ := ioPair(k)
 	np, _ := k.Poller()
 	k.Go(func(c *kernel.Ctx) {
@@ -192,9 +201,7 @@ func shutdownVsMonitorPoll() {
 	for np.Waiters() == 0 {
 		xsync.Spin()
 	}
-	monitor := explore.Go(func() { testhook.MonitorPoll(k) })
-	drain(k)
-	monitor.Join()
+	return k
 }
 
 // monitorPollVsTwoIdle: two Ps, a task waiting on a socket nobody writes,
@@ -204,17 +211,7 @@ func shutdownVsMonitorPoll() {
 // the blocking poller and lets the other M block in the poller too, where
 // Shutdown's one Break would wake only one of them.
 func monitorPollVsTwoIdle() {
-	k := newModelKernel(2)
-	d, _ := ioPair(k)
-	np, _ := k.Poller()
-	k.Go(func(c *kernel.Ctx) {
-		if err := c.WaitRead(d); err != nil {
-			panic(err)
-		}
-	})
-	for np.Waiters() == 0 {
-		xsync.Spin()
-	}
+	k := kernelWithSilentWait(2)
 	monitor := explore.Go(func() { testhook.MonitorPoll(k) })
 	monitor.Join()
 	drain(k)
