@@ -100,9 +100,10 @@ func (p *Poller) poll(delay time.Duration, list []*waiter) []*waiter {
 	if p.closed.Load() != 0 {
 		return list
 	}
-	// While no deadline is set (the usual case) a poll reads no clock
-	// and takes no timer lock: a deadline set after this load is one set
-	// after the poll began, and a blocking poll looks again in sleepStart.
+	// While no deadline is set (the usual case) the poll runs no timers,
+	// with no clock read and no timer lock: a deadline set after this load
+	// is one set after the poll began, and a blocking poll looks again in
+	// sleepStart, under the lock.
 	var now int64
 	if p.next.Load() != 0 {
 		now = xsync.Nanotime()
