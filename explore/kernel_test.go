@@ -248,6 +248,39 @@ func blockHandoffVsBusySubmit() {
 	ranOnce(blocker, spinner, submitted)
 }
 
+// blockHandoffVsBusySpawn: two Ps, HandoffEager. One task blocks, handing
+// its P off as the Block starts; on the other P a task spawns a child into
+// its own runnext and then spins until the child has run, which only the
+// handed-off P can do. The spawn's wakep may find no idle P, the first one
+// still in Block, and ask for a spinner (needspinning) after handoffp
+// looked at nmspinning and npidle: handoffp's look under the lock must
+// take that request, as findRunnable's drop does, or it idles the P and
+// the child waits behind a task that is never preempted.
+func blockHandoffVsBusySpawn() {
+	k := newModelKernel(2, kernel.WithBlockHandoff(kernel.HandoffEager))
+	var started, release xsync.Note
+	var done xsync.Int32
+	blocker, spinner, child := &ktask{name: "blocker"}, &ktask{name: "spinner"}, &ktask{name: "child"}
+	k.Go(func(c *kernel.Ctx) {
+		started.Wakeup()
+		blockOn(&release, blocker)(c)
+	})
+	k.Go(func(c *kernel.Ctx) {
+		started.Sleep()
+		c.Go(func(c *kernel.Ctx) {
+			child.fn(c)
+			done.Store(1)
+			release.Wakeup()
+		})
+		for done.Load() == 0 {
+			xsync.Spin()
+		}
+		spinner.fn(c)
+	})
+	drain(k)
+	ranOnce(blocker, spinner, child)
+}
+
 // blockHandoffVsRemoteSubmit: the only P's task starts a Block that hands
 // the P off at once (HandoffEager) and waits in it until a task submitted
 // from outside has run. The submit comes as soon as the task has started,
@@ -516,6 +549,7 @@ var kernelModels = []struct {
 	{"BlockHandoffVsSubmit/eager", blockHandoffVsSubmit(true)},
 	{"BlockHandoffVsRemoteSubmit", blockHandoffVsRemoteSubmit},
 	{"BlockHandoffVsBusySubmit", blockHandoffVsBusySubmit},
+	{"BlockHandoffVsBusySpawn", blockHandoffVsBusySpawn},
 	{"BlockVsRetake", blockVsRetake},
 	{"BlockWithLocalWork", blockWithLocalWork},
 	{"SpawnVsIdle/Go", spawnVsIdle(false)},

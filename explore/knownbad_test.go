@@ -126,7 +126,7 @@ func TestKnownBadKernelsAreReported(t *testing.T) {
 		{mutant.Named("wakep-ignores-idle-p"), byModels("^TestKernelModels$/^SubmitVsStaleNeedspinning$")},
 		{mutant.Named("mstart-addm-unlocked"), lockHeld},
 		{mutant.Named("recheck-batch-dropped"), byModels("^TestKernelModels$/^SpawnOverflowVsLastSpinner$")},
-		{mutant.Named("handoffp-no-global-recheck"), byModels("^TestKernelModels$/^BlockHandoffVsBusySubmit$")},
+		{mutant.Named("handoffp-ignores-needspinning"), byModels("^TestKernelModels$/^BlockHandoffVsBusySpawn$")},
 		{mutant.Named("global-batch-no-wakep"), byModels("^TestKernelModels$/^BlockHandoffVsBusySubmit$")},
 		{mutant.Named("monitor-lastpoll-store-not-cas"), byModels("^TestKernelModels$/^NetpollMonitorPollVsTwoIdle$")},
 		// The task groups' protocol, by the group models (group_test.go).

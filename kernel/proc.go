@@ -1026,9 +1026,10 @@ func (k *Kernel) givepSyswait(mp *m) bool {
 
 // handoffp finds an owner for a P whose M is in Block (the runtime's
 // handoffp): an M back from Block that waits for a P, else a new M when
-// there is work or nobody spins, else the idle list. Called by whoever took
-// the P: retake, entersyscall or mdying. Differs from the runtime:
-// DESIGN.md §3.4.
+// there is work, nobody spins, or a wakep asked for a spinner
+// (needspinning), else the idle list. Called by whoever took the P:
+// retake, entersyscall or mdying. Differs from the runtime: DESIGN.md §3.1
+// and §3.4.
 func (k *Kernel) handoffp(pp *p) {
 	if trace.IsEnabled() {
 		traceEvent("vsched.handoff", "P%d handed off", pp.id)
@@ -1057,6 +1058,18 @@ func (k *Kernel) handoffp(pp *p) {
 	if k.global.Len() > 0 {
 		k.lock.Unlock()
 		k.startm(pp, false, false)
+		return
+	}
+	// A wakep that found no idle P, since this one was still in Block,
+	// asked for a spinner (needspinning) after the look above: this P is
+	// that spinner rather than go idle, as findRunnable's drop does. The
+	// work that wakep was for may sit in a busy P's queue, behind a task
+	// that is never preempted.
+	if k.needspinning.Load() == 1 {
+		k.needspinning.Store(0)
+		k.nmspinning.Add(1)
+		k.lock.Unlock()
+		k.startm(pp, true, false)
 		return
 	}
 	k.releasePLocked(pp)
