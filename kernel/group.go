@@ -37,29 +37,41 @@ import (
 // none of those.
 type Group struct {
 	k *Kernel
-	// pending counts the tasks added and not finished, the queued ones
-	// of a limited group included. It is the only shared word of the
-	// hot path: Go adds, a finishing task takes away, and the one that
-	// brings it to 0 completes the group under mu.
+	// pending counts, in its low bits (pendingMask), the tasks added
+	// and not finished, the queued ones of a limited group included. It
+	// is the only shared word of the hot path: Go adds, a finishing task
+	// takes away, and the one that brings the count to 0 completes the
+	// group under mu. Its bit pendingLimited is set once SetLimit gave a
+	// limit: from then on Go and the finishing tasks keep active and
+	// queue under mu. Go learns both from its one atomic add. Its bit
+	// pendingJoinCounted is the counted flag of the first Join's
+	// request (joinReq.counted); only code that holds mu changes the two
+	// bits.
 	pending xsync.Int64
-	// limited is set once SetLimit gave a limit: from then on Go and the
-	// finishing tasks keep active and queue under mu.
-	limited xsync.Uint32
 
-	mu  xsync.Mutex
-	err error // the first error
-	// The continuation of the first Join, until the group is done: one
-	// Join is the usual case.
-	join1 joinReq
+	mu xsync.Mutex
+	// The continuation of the first Join and the group it belongs to,
+	// until the group is done: one Join is the usual case. Other Joins
+	// wait in groupMore.joins.
+	joinThen func(*Ctx, error)
+	joinGrp  *Group
 	// What only some groups use, made under mu by the first call that
-	// needs it (moreLocked): fork/join allocates only the fields above,
-	// 80 bytes. Its fields are read where it exists: once the group has
-	// had a limit, or on a path that made it.
+	// needs it (moreLocked): fork/join with no error allocates only the
+	// fields above, 48 bytes. Its fields are read where it exists: once
+	// the group has had a limit or an error, or on a path that made it.
 	*groupMore
 }
 
+// The bits of Group.pending.
+const (
+	pendingLimited     = 1 << 62                // SetLimit gave a limit once
+	pendingJoinCounted = 1 << 61                // the first Join holds a slot of a limit
+	pendingMask        = pendingJoinCounted - 1 // the count of tasks
+)
+
 // groupMore is a Group's state beyond its first Join.
 type groupMore struct {
+	err    error           // the first error
 	parent context.Context // NewGroup's ctx, when not context.Background()
 	ctx    context.Context // made by Context, derived from parent
 	cancel context.CancelCauseFunc
@@ -143,8 +155,7 @@ func (g *Group) Go(fn func(*Ctx) error) error {
 	if fn == nil {
 		return ErrNilFunc
 	}
-	g.pending.Add(1)
-	counted := g.limited.Load() != 0
+	counted := g.pending.Add(1)&pendingLimited != 0
 	if counted && !g.admit(fn) {
 		return nil // queued
 	}
@@ -304,19 +315,25 @@ func runGroupTaskOnce(c *Ctx, direct bool) (joinReq, error, bool) {
 	return grp.finish(c.m, x.counted, direct)
 }
 
+// errLocked returns g's first error. Called with mu held.
+func (g *Group) errLocked() error {
+	if g.groupMore == nil {
+		return nil
+	}
+	return g.err
+}
+
 // setErr keeps err if it is the group's first, and cancels the group's
 // context with it.
 func (g *Group) setErr(err error) {
 	g.mu.Lock()
-	if g.err != nil {
+	m := g.moreLocked()
+	if m.err != nil {
 		g.mu.Unlock()
 		return
 	}
-	g.err = err
-	var cancel context.CancelCauseFunc
-	if g.groupMore != nil {
-		cancel = g.cancel
-	}
+	m.err = err
+	cancel := m.cancel
 	g.mu.Unlock()
 	if cancel != nil {
 		cancel(err)
@@ -347,7 +364,7 @@ func (g *Group) finish(mp *m, counted, direct bool) (joinReq, error, bool) {
 			}
 		}
 	}
-	if g.pending.Add(-1) == 0 {
+	if g.pending.Add(-1)&pendingMask == 0 {
 		return g.complete(mp, direct)
 	}
 	return joinReq{}, nil, false
@@ -411,11 +428,10 @@ func (g *Group) GoWait(fn func(*Ctx) error) error {
 		g.mu.Lock()
 		g.moreLocked()
 		if g.hasRoomLocked() {
-			counted := g.limited.Load() != 0
+			counted := g.pending.Add(1)&pendingLimited != 0
 			if counted {
 				g.active++
 			}
-			g.pending.Add(1)
 			g.mu.Unlock()
 			if err := g.start(nil, fn, counted); err != nil {
 				g.finishOne(nil, counted)
@@ -442,16 +458,23 @@ func (g *Group) GoWait(fn func(*Ctx) error) error {
 // registration either see 0 or be found here.
 func (g *Group) complete(mp *m, direct bool) (joinReq, error, bool) {
 	g.mu.Lock()
-	if g.pending.Load() != 0 {
+	v := g.pending.Load()
+	if v&pendingMask != 0 {
 		g.mu.Unlock()
 		return joinReq{}, nil, false
 	}
-	err := g.err
-	j1 := g.join1
-	g.join1 = joinReq{}
+	j1 := joinReq{then: g.joinThen, grp: g.joinGrp, counted: v&pendingJoinCounted != 0}
+	if j1.then != nil {
+		g.joinThen, g.joinGrp = nil, nil
+		if j1.counted {
+			g.pending.Add(-pendingJoinCounted)
+		}
+	}
+	var err error
 	var js []joinReq
 	var ws []*groupWaiter
 	if g.groupMore != nil {
+		err = g.err
 		js, ws = g.joins, g.waiters
 		g.joins, g.waiters = nil, nil
 	}
@@ -518,8 +541,7 @@ func (c *Ctx) Join(g *Group, then func(*Ctx, error)) {
 	j := joinReq{then: then}
 	if x := c.g.x; x != nil && x.groupTask != nil && x.grp != nil && x.grp != g {
 		j.grp = x.grp
-		j.grp.pending.Add(1)
-		if j.grp.limited.Load() != 0 {
+		if j.grp.pending.Add(1)&pendingLimited != 0 {
 			j.counted = true
 			j.grp.mu.Lock()
 			j.grp.active++
@@ -527,9 +549,12 @@ func (c *Ctx) Join(g *Group, then func(*Ctx, error)) {
 		}
 	}
 	g.mu.Lock()
-	if g.pending.Load() != 0 {
-		if g.join1.then == nil {
-			g.join1 = j
+	if g.pending.Load()&pendingMask != 0 {
+		if g.joinThen == nil {
+			g.joinThen, g.joinGrp = j.then, j.grp
+			if j.counted {
+				g.pending.Add(pendingJoinCounted)
+			}
 		} else {
 			m := g.moreLocked()
 			m.joins = append(m.joins, j)
@@ -537,7 +562,7 @@ func (c *Ctx) Join(g *Group, then func(*Ctx, error)) {
 		g.mu.Unlock()
 		return
 	}
-	err := g.err
+	err := g.errLocked()
 	g.mu.Unlock()
 	g.startJoin(mp, j, err)
 }
@@ -578,8 +603,8 @@ func (g *Group) Wait() error {
 		return fmt.Errorf("kernel: Group.Wait: %w", ErrInTask)
 	}
 	g.mu.Lock()
-	if g.pending.Load() == 0 {
-		err := g.err
+	if g.pending.Load()&pendingMask == 0 {
+		err := g.errLocked()
 		g.mu.Unlock()
 		return err
 	}
@@ -648,8 +673,8 @@ func (k *Kernel) releaseGroupWaitersLocked() {
 func (g *Group) SetLimit(n int) {
 	g.mu.Lock()
 	g.moreLocked().limit = n
-	if n > 0 {
-		g.limited.Store(1)
+	if n > 0 && g.pending.Load()&pendingLimited == 0 {
+		g.pending.Add(pendingLimited) // only here, under mu: set once
 	}
 	var start []func(*Ctx) error
 	for g.qhead < len(g.queue) && (n <= 0 || g.active < n) {

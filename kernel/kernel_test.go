@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 	"unsafe"
+
+	"github.com/vsched/vsched/internal/xsync"
 )
 
 // newKernel returns a kernel that the test shuts down at its end.
@@ -153,6 +155,17 @@ func TestTaskRecordFitsACacheLine(t *testing.T) {
 	// of what an idle connection costs (bench/netbench IdleConnMemory).
 	if size := unsafe.Sizeof(gext{}); size > 64 {
 		t.Errorf("a record's rarer state takes %d bytes, more than 64", size)
+	}
+}
+
+func TestAForkJoinGroupTakes48Bytes(t *testing.T) {
+	// Fork/join makes a group per node of its tree (the Group section of
+	// docs/BENCHMARKS.md): what only some groups use lives behind a
+	// pointer, so that a node's group is one 48-byte allocation.
+	// The race and explorer builds add to the Mutex who holds it.
+	limit := 48 + unsafe.Sizeof(xsync.Mutex{}) - unsafe.Sizeof(sync.Mutex{})
+	if size := unsafe.Sizeof(Group{}); size > limit {
+		t.Errorf("a Group takes %d bytes, more than %d", size, limit)
 	}
 }
 

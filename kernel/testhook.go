@@ -21,8 +21,8 @@ func init() {
 func (g *Group) state() testhook.GroupState {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	st := testhook.GroupState{Pending: g.pending.Load(), Limited: g.limited.Load() != 0, Err: g.err}
-	if g.join1.then != nil {
+	st := testhook.GroupState{Pending: g.pending.Load() & pendingMask, Limited: g.pending.Load()&pendingLimited != 0, Err: g.errLocked()}
+	if g.joinThen != nil {
 		st.Joins++
 	}
 	if m := g.groupMore; m != nil {
