@@ -31,6 +31,13 @@ type mutantVerifier struct {
 	post []string // test binary flags, after -args
 	env  []string
 	slow bool // runs on real cores for a fixed time or explores a large bound; -fast leaves it out
+	// timeout is go test's -timeout: 0 means 3 minutes, 6 when slow.
+	// The kernel model suites get longer: their length is set by their
+	// execution caps, not by a hang (the explorer reports a deadlock or a
+	// livelock itself), and the RC11 suite alone takes about two minutes
+	// on 2 cores, so that on a loaded machine 3 minutes would kill an
+	// unmodified or an equivalent run.
+	timeout time.Duration
 }
 
 // mutantVerifiers is the suite each mutant faces, cheapest first. explore
@@ -43,8 +50,8 @@ func mutantVerifiers() []mutantVerifier {
 		{name: "fuzz seeds", pkgs: []string{"./fuzz"}, args: []string{"-run", "^Fuzz"}},
 		{name: "explore", tags: explore, pkgs: []string{"./explore"}, args: []string{"-skip", "^(TestKnownBad|TestKernelModels(RC11)?$|TestTokioLoomQueueUnbounded$)"}},
 		{name: "explore slots", tags: explore, pkgs: []string{"./netpoll"}, args: []string{"-run", "^TestWaitSlotModels(RC11)?$"}},
-		{name: "explore models", tags: explore, pkgs: []string{"./explore"}, args: []string{"-run", "^TestKernelModels$"}},
-		{name: "explore models rc11", tags: explore, pkgs: []string{"./explore"}, args: []string{"-run", "^TestKernelModelsRC11$"}},
+		{name: "explore models", tags: explore, pkgs: []string{"./explore"}, args: []string{"-run", "^TestKernelModels$"}, timeout: 10 * time.Minute},
+		{name: "explore models rc11", tags: explore, pkgs: []string{"./explore"}, args: []string{"-run", "^TestKernelModelsRC11$"}, timeout: 10 * time.Minute},
 		{name: "tests", args: []string{"-skip", "^TestKnownBad"}},
 		{name: "stress", pkgs: []string{"./runq"}, slow: true,
 			args: []string{"-run", "^(TestConcurrentStealsConsumeEveryItemExactlyOnce|TestEmptyNeverFalselyTrue)$", "-count", "5"}},
@@ -403,7 +410,11 @@ func (mc *mutantCampaign) killers(ctx context.Context, o *mutantOutcome, overlay
 // whether v failed (a hang too; slow verifiers get longer), how (the first
 // failed test, a panic, or BROKEN if it did not build), and v's output.
 func (mc *mutantCampaign) goTest(ctx context.Context, v mutantVerifier, own []string, overlay string) (failed bool, how, out string) {
-	args := []string{"test", "-count=1", "-failfast", "-timeout", map[bool]string{false: "3m", true: "6m"}[v.slow], "-tags", v.tags}
+	timeout := v.timeout
+	if timeout == 0 {
+		timeout = map[bool]time.Duration{false: 3 * time.Minute, true: 6 * time.Minute}[v.slow]
+	}
+	args := []string{"test", "-count=1", "-failfast", "-timeout", timeout.String(), "-tags", v.tags}
 	if overlay != "" {
 		args = append(args, "-overlay", overlay)
 	}
