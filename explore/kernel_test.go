@@ -64,6 +64,27 @@ func blockOn(release *xsync.Note, t *ktask) func(*kernel.Ctx) {
 	}
 }
 
+// startedBlockOn is blockOn that first wakes started, which the model's
+// other side waits for to know that the Block is under way.
+func startedBlockOn(started, release *xsync.Note, t *ktask) func(*kernel.Ctx) {
+	block := blockOn(release, t)
+	return func(c *kernel.Ctx) {
+		started.Wakeup()
+		block(c)
+	}
+}
+
+// awaited is the task that a spinning task waits for while another
+// blocks: it counts its run in t, ends the spin (done) and the Block
+// (release).
+func awaited(t *ktask, done *xsync.Int32, release *xsync.Note) func(*kernel.Ctx) {
+	return func(c *kernel.Ctx) {
+		t.fn(c)
+		done.Store(1)
+		release.Wakeup()
+	}
+}
+
 // ranOnce asserts that every task ran exactly once.
 func ranOnce(ts ...*ktask) {
 	for _, t := range ts {
@@ -220,18 +241,15 @@ func blockHandoffVsSubmit(eager bool) func() {
 // busy, spinning until a third task, submitted from outside once the first
 // has started, has run. The submit's wakep may find no idle P (one is being
 // handed off, the other busy) and a spinner claimed or needspinning set,
-// and start nobody: then handoffp's last look at the global queue, under
-// the lock, is what starts an M for the handed-off P (the runtime's
-// sched.runqsize check), or the spinning task waits for ever.
+// and start nobody: then handoffp's looks under the lock, at the global
+// queue (the runtime's sched.runqsize check) and at needspinning, are what
+// start an M for the handed-off P, or the spinning task waits for ever.
 func blockHandoffVsBusySubmit() {
 	k := newModelKernel(2, kernel.WithBlockHandoff(kernel.HandoffEager))
 	var started, release xsync.Note
 	var done xsync.Int32
 	blocker, spinner, submitted := &ktask{name: "blocker"}, &ktask{name: "spinner"}, &ktask{name: "submitted"}
-	k.Go(func(c *kernel.Ctx) {
-		started.Wakeup()
-		blockOn(&release, blocker)(c)
-	})
+	k.Go(startedBlockOn(&started, &release, blocker))
 	k.Go(func(c *kernel.Ctx) {
 		for done.Load() == 0 {
 			xsync.Spin()
@@ -239,11 +257,7 @@ func blockHandoffVsBusySubmit() {
 		spinner.fn(c)
 	})
 	started.Sleep()
-	k.Go(func(c *kernel.Ctx) {
-		submitted.fn(c)
-		done.Store(1)
-		release.Wakeup()
-	})
+	k.Go(awaited(submitted, &done, &release))
 	drain(k)
 	ranOnce(blocker, spinner, submitted)
 }
@@ -261,17 +275,10 @@ func blockHandoffVsBusySpawn() {
 	var started, release xsync.Note
 	var done xsync.Int32
 	blocker, spinner, child := &ktask{name: "blocker"}, &ktask{name: "spinner"}, &ktask{name: "child"}
-	k.Go(func(c *kernel.Ctx) {
-		started.Wakeup()
-		blockOn(&release, blocker)(c)
-	})
+	k.Go(startedBlockOn(&started, &release, blocker))
 	k.Go(func(c *kernel.Ctx) {
 		started.Sleep()
-		c.Go(func(c *kernel.Ctx) {
-			child.fn(c)
-			done.Store(1)
-			release.Wakeup()
-		})
+		c.Go(awaited(child, &done, &release))
 		for done.Load() == 0 {
 			xsync.Spin()
 		}
@@ -290,10 +297,7 @@ func blockHandoffVsRemoteSubmit() {
 	k := newModelKernel(1, kernel.WithBlockHandoff(kernel.HandoffEager))
 	var started, release xsync.Note
 	blocker, waker := &ktask{name: "blocker"}, &ktask{name: "waker"}
-	k.Go(func(c *kernel.Ctx) {
-		started.Wakeup()
-		blockOn(&release, blocker)(c)
-	})
+	k.Go(startedBlockOn(&started, &release, blocker))
 	started.Sleep()
 	k.Go(func(c *kernel.Ctx) {
 		waker.fn(c)
