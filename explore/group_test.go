@@ -142,6 +142,40 @@ func joinVsParentWait() {
 	drain(k)
 }
 
+// countedJoinVsReuse: group parent has a limit of one, so the Join of its
+// task is counted: the continuation holds a slot of parent's limit until
+// it ends. g's first task finishes on the other P while parent's task adds
+// second to g and then joins g: first's end may bring the count to 0 and
+// complete g while the Go makes g busy again and the Join registers, and
+// second's end then completes g once more. Whichever completion takes the
+// continuation must take its counted flag with it, or parent's slot is
+// never given back, and a task added to parent afterwards waits in its
+// queue for ever (its Wait a deadlock). Bound 2: one preemption holds
+// first's completion back, the other lets it take the lock before
+// second's.
+func countedJoinVsReuse() {
+	k := newModelKernel(2)
+	parent, g := k.NewGroup(nil), k.NewGroup(nil)
+	parent.SetLimit(1)
+	first, second, probe := &gtask{name: "first"}, &gtask{name: "second"}, &gtask{name: "probe"}
+	var conts xsync.Int32
+	must(g.Go(first.fn))
+	must(parent.Go(func(c *kernel.Ctx) error {
+		must(g.Go(second.fn))
+		c.Join(g, func(*kernel.Ctx, error) {
+			conts.Add(1)
+			finished("the continuation", first, second)
+		})
+		return nil
+	}))
+	must(parent.Wait())
+	explore.Assertf(conts.Load() == 1, "the parent group's Wait returned with its continuation run %d times", conts.Load())
+	must(parent.Go(probe.fn))
+	must(parent.Wait())
+	finished("the parent group's second Wait", probe)
+	drain(k)
+}
+
 // waitAfterStop: Close drops the group's queued task, or the task ran
 // before it; a Wait that starts after the kernel stopped returns at once,
 // with ErrClosed if the group is not done.
@@ -169,6 +203,7 @@ var groupModels = []struct {
 	{"LastTaskVsGo", lastTaskVsGo},
 	{"LastTaskVsWait", lastTaskVsWait},
 	{"JoinVsParentWait", joinVsParentWait},
+	{"CountedJoinVsReuse", countedJoinVsReuse},
 	{"WaitAfterStop", waitAfterStop},
 }
 

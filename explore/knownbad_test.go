@@ -135,6 +135,7 @@ func TestKnownBadKernelsAreReported(t *testing.T) {
 		{mutant.Named("complete-skips-recheck"), byGroupModels("^TestGroupModels$/^LastTaskVsGo$")},
 		{mutant.Named("join-counts-parent-late"), byGroupModels("^TestGroupModels$/^JoinVsParentWait$")},
 		{mutant.Named("waiter-after-stop-sleeps"), byGroupModels("^TestGroupModels$/^WaitAfterStop$")},
+		{mutant.Named("direct-join-drops-counted"), byGroupModels("^TestGroupModels$/^CountedJoinVsReuse$")},
 	} {
 		t.Run(c.m.Name, func(t *testing.T) {
 			t.Parallel()
