@@ -115,6 +115,16 @@ func TestMutantsTableSaysWhatKilledEachMutantAndFailsOnASurvivor(t *testing.T) {
 		}
 	}
 
+	// -fast builds an equivalent mutant and runs no verifier on it.
+	stdout.Reset()
+	if code := runMutants(context.Background(), []string{"-run", "^unused-equivalent$", "-fast", "-v"}, &stdout, &stderr); code != exitPass {
+		t.Errorf("-fast -run unused-equivalent: exit %d, want 0:\n%s", code, stdout.String())
+	}
+	_, onEquivalent, _ := strings.Cut(stdout.String(), "=== unused-equivalent")
+	if !strings.Contains(onEquivalent, "built; -fast runs no verifier on it") || strings.Contains(onEquivalent, "go test") {
+		t.Errorf("-fast on an equivalent mutant: want it built and no go test run on it:\n%s", stdout.String())
+	}
+
 	stdout.Reset()
 	if code := runMutants(context.Background(), []string{"-run", "add-subtracts|equivalent", "-markdown"}, &stdout, &stderr); code != exitPass {
 		t.Errorf("-run add-subtracts|equivalent: exit %d, want 0:\n%s", code, stdout.String())
