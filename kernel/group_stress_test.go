@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -297,4 +298,61 @@ func TestStressGroupErrorCancelsATreeMidWay(t *testing.T) {
 		t.Logf("round %d: %d of %d tasks ran, %d stopped early at the cancellation", r, total, n, stopped.Load())
 		stressShutdown(t, k)
 	}
+}
+
+// TestStressGroupReusedWhileItCompletes reuses each group at once: a task
+// joins it while its only task finishes on the other P, and the test's
+// goroutine adds a failing task to it meanwhile, so that the Go often
+// lands while the completion of the first task is still taking the
+// continuation and the first error. The continuation must run once and
+// receive nil (the group was done before the failing task came) or the
+// error (it waited for it), and Wait must return the error. Under -race
+// it also checks that the completion reads the group's state only under
+// the group's lock, where the failing task writes its error: a read after
+// the unlock races that write.
+func TestStressGroupReusedWhileItCompletes(t *testing.T) {
+	k := newStressKernel(t, WithProcs(2))
+	boom := errors.New("boom")
+	rounds := stressSize(3000, 3000, 300)
+	clock := newStressClock(stressBudget())
+	var r int
+	for r = 0; r < rounds && !clock.expired(); r++ {
+		g := k.NewGroup(nil)
+		g.Context() // the error's place exists before the first task ends
+		got := make(chan error, 1)
+		var conts atomic.Int32
+		if err := k.Go(func(c *Ctx) {
+			if err := g.Go(func(*Ctx) error { return nil }); err != nil {
+				panic(err)
+			}
+			c.Join(g, func(_ *Ctx, err error) {
+				conts.Add(1)
+				got <- err
+			})
+		}); err != nil {
+			t.Fatal(err)
+		}
+		for range r % 5 {
+			runtime.Gosched() // vary where the Go below falls
+		}
+		if err := g.Go(func(*Ctx) error { return boom }); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case err := <-got:
+			if err != nil && err != boom {
+				t.Fatalf("round %d: the continuation received %v, want nil or the failing task's error", r, err)
+			}
+		case <-time.After(stressHang()):
+			t.Fatalf("round %d: the continuation did not run within %v", r, stressHang())
+		}
+		if err := stressGroupWait(t, k, g); err != boom {
+			t.Fatalf("round %d: Wait returned %v, want the failing task's error", r, err)
+		}
+		if n := conts.Load(); n != 1 {
+			t.Fatalf("round %d: the continuation ran %d times", r, n)
+		}
+	}
+	t.Logf("%d rounds", r)
+	stressShutdown(t, k)
 }
