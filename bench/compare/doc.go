@@ -110,7 +110,9 @@
 // ForkJoinFib also runs with task groups: kernel-group is the fork/join
 // of Group and Ctx.Join with no counter of its own (both halves are
 // tasks, three tasks per internal node), kernel-group-spine the same
-// with the continuation variants' shape (one spawn per internal node).
+// with the continuation variants' shape (one spawn per internal node), and
+// kernel-spine is that shape with joins written by hand, which allocate as
+// the Group's do: what the shape costs, apart from the Group.
 //
 // YieldMany and PingPong have no pool version: pools neither yield nor
 // park a task.

@@ -25,7 +25,9 @@ import (
 // kernel-trygo, the kernel under the same policy with Ctx.TryGo, which
 // declines while every P is busy and the spawner's queue holds a task.
 // kernel-group and kernel-group-spine join with task groups instead of
-// frames (groupFib, groupFibSpine).
+// frames (groupFib, groupFibSpine). kernel-spine is kernel-group-spine's
+// shape with hand-written joins (spineNode): what that shape costs
+// without a Group.
 func forkJoinFib(n int) workload {
 	const what = "ForkJoinFib"
 	w := workload{name: what, tasks: fibOf(n+1) - 1, want: fibOf(n)}
@@ -43,6 +45,15 @@ func forkJoinFib(n int) workload {
 			}}
 		}},
 	}
+	w.variants = append(w.variants, variant{"kernel-spine", func(tb testing.TB) runner {
+		k := newKernel(tb)
+		s := &fibRun{l: newLatch(tb, what, k)}
+		root := func(c *kernel.Ctx) { s.spineNode(c, n, &s.result, nil) }
+		return runner{k: k, run: func() int64 {
+			submit(tb, k, root)
+			return s.wait()
+		}}
+	}})
 	w.variants = append(w.variants, variant{"kernel-trygo", func(tb testing.TB) runner {
 		k := newKernel(tb)
 		s := &fibRun{l: newLatch(tb, what, k)}
@@ -241,4 +252,56 @@ func (s *fibRun) complete(f *fibFrame, slot int, v int64) {
 	}
 	s.result = v
 	s.l.signal()
+}
+
+// A spineJoin is the join of a spine node written by hand (kernel-spine):
+// one count for each spawned child and one held by the node until then is
+// set; the arrival that brings the count to 0 runs then, which sums the
+// values and arrives at the parent's join.
+type spineJoin struct {
+	pending atomic.Int32
+	then    func()
+}
+
+// spineNode is groupFibSpine with a spineJoin in place of the Group and
+// Join, allocating the same (a closure per spawn; per node whose n >= 2 a
+// join, a slice and the continuation): fib(n) goes to out, and the node
+// then arrives at parent.
+func (s *fibRun) spineNode(c *kernel.Ctx, n int, out *int64, parent *spineJoin) {
+	m := n
+	if m < 2 {
+		*out = int64(m)
+		s.arrive(parent)
+		return
+	}
+	vals := make([]int64, m/2)
+	j := &spineJoin{}
+	j.pending.Store(1)
+	for i := 0; m >= 2; i, m = i+1, m-2 {
+		j.pending.Add(1)
+		child, slot := m-1, &vals[i]
+		c.Go(func(c *kernel.Ctx) { s.spineNode(c, child, slot, j) })
+	}
+	leaf := int64(m)
+	j.then = func() {
+		sum := leaf
+		for _, v := range vals {
+			sum += v
+		}
+		*out = sum
+		s.arrive(parent)
+	}
+	s.arrive(j)
+}
+
+// arrive counts one arrival at j, running its continuation at the last;
+// the root's (nil) ends the run, its value already in s.result.
+func (s *fibRun) arrive(j *spineJoin) {
+	if j == nil {
+		s.l.signal()
+		return
+	}
+	if j.pending.Add(-1) == 0 {
+		j.then()
+	}
 }
