@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/vsched/vsched/explore"
+	"github.com/vsched/vsched/internal/testhook"
 	"github.com/vsched/vsched/internal/xsync"
 	"github.com/vsched/vsched/kernel"
 )
@@ -176,6 +177,28 @@ func countedJoinVsReuse() {
 	drain(k)
 }
 
+// countedJoinSlot is countedJoinVsReuse with what the leak leaves
+// behind looked at directly: once parent's Wait has returned, its task and
+// the continuation have each given back their slot of the limit, so none
+// is taken. Fewer steps than the probe's Go and Wait make the search at
+// bound 2 shorter.
+func countedJoinSlot() {
+	k := newModelKernel(2)
+	parent, g := k.NewGroup(nil), k.NewGroup(nil)
+	parent.SetLimit(1)
+	first, second := &gtask{name: "first"}, &gtask{name: "second"}
+	must(g.Go(first.fn))
+	must(parent.Go(func(c *kernel.Ctx) error {
+		must(g.Go(second.fn))
+		c.Join(g, func(*kernel.Ctx, error) {})
+		return nil
+	}))
+	must(parent.Wait())
+	st := testhook.GroupStateOf(parent)
+	explore.Assertf(st.Active == 0, "after the parent group's Wait %d of its limit's slots are taken, want 0", st.Active)
+	drain(k)
+}
+
 // waitAfterStop: Close drops the group's queued task, or the task ran
 // before it; a Wait that starts after the kernel stopped returns at once,
 // with ErrClosed if the group is not done.
@@ -204,15 +227,23 @@ var groupModels = []struct {
 	{"LastTaskVsWait", lastTaskVsWait},
 	{"JoinVsParentWait", joinVsParentWait},
 	{"CountedJoinVsReuse", countedJoinVsReuse},
+	{"CountedJoinSlot", countedJoinSlot},
 	{"WaitAfterStop", waitAfterStop},
 }
 
 // groupConfig is kernelConfig for the group models: bound 1 unless the
-// flag or VSCHED_MAX_PREEMPTIONS sets one, each search complete.
-func groupConfig() explore.Config {
+// flag or VSCHED_MAX_PREEMPTIONS sets one, or the model's defaultBound,
+// and the model's defaultCap; every search complete but CountedJoinSlot's.
+func groupConfig(name string) explore.Config {
 	cfg := explore.Config{MaxPreemptions: *kernelBound, MaxExecutions: *kernelExecutions}
 	if cfg.MaxPreemptions == 0 && os.Getenv("VSCHED_MAX_PREEMPTIONS") == "" {
 		cfg.MaxPreemptions = 1
+		if b, ok := defaultBound[name]; ok {
+			cfg.MaxPreemptions = b
+		}
+		if cfg.MaxExecutions == 0 {
+			cfg.MaxExecutions = defaultCap[name]
+		}
 	}
 	return cfg
 }
@@ -220,7 +251,7 @@ func groupConfig() explore.Config {
 func TestGroupModels(t *testing.T) {
 	for _, gm := range groupModels {
 		t.Run(gm.name, func(t *testing.T) {
-			groupConfig().Check(t, gm.model)
+			groupConfig(gm.name).Check(t, gm.model)
 		})
 	}
 }
@@ -230,7 +261,7 @@ func TestGroupModels(t *testing.T) {
 func TestGroupModelsRC11(t *testing.T) {
 	for _, gm := range groupModels {
 		t.Run(gm.name, func(t *testing.T) {
-			cfg := groupConfig()
+			cfg := groupConfig(gm.name)
 			cfg.Memory = explore.RC11
 			cfg.Check(t, gm.model)
 		})

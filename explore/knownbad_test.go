@@ -80,9 +80,10 @@ func TestKnownBadReductionIsReported(t *testing.T) {
 // deadlock (a lost wakeup), a broken invariant, or a task that runs the
 // wrong number of times. The models run at their default bounds, which
 // are those of the fast tier ("explore models" of vsched mutants -fast):
-// 1, and 2 for NetpollShutdownVsMonitorPoll and NetpollMonitorPollVsTwoIdle,
-// whose bugs take two preemptions; BlockHandoffVsBusySubmit and
-// NetpollMonitorPollVsTwoIdle stop at their defaultCap.
+// 1, and 2 for NetpollShutdownVsMonitorPoll, BlockHandoffVsRemoteSubmit,
+// NetpollMonitorPollVsTwoIdle and CountedJoinSlot, whose bugs take two
+// preemptions; BlockHandoffVsBusySubmit, NetpollMonitorPollVsTwoIdle and
+// CountedJoinSlot stop at their defaultCap.
 func TestKnownBadKernelsAreReported(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a mutant per case; skipped in -short")
@@ -136,6 +137,7 @@ func TestKnownBadKernelsAreReported(t *testing.T) {
 		{mutant.Named("join-counts-parent-late"), byGroupModels("^TestGroupModels$/^JoinVsParentWait$")},
 		{mutant.Named("waiter-after-stop-sleeps"), byGroupModels("^TestGroupModels$/^WaitAfterStop$")},
 		{mutant.Named("direct-join-drops-counted"), byGroupModels("^TestGroupModels$/^CountedJoinVsReuse$")},
+		{mutant.Named("complete-counted-from-early-look"), byGroupModels("^TestGroupModels$/^CountedJoinSlot$")},
 	} {
 		t.Run(c.m.Name, func(t *testing.T) {
 			t.Parallel()

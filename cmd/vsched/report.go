@@ -60,7 +60,7 @@ type reportFailure struct {
 var phaseWhat = map[string]string{
 	"properties":      "Property tests: rapid state machines drive the real run queues, the global queue, the steal order and a single-M kernel in lock step with the executable specification (package spec), and the packages' own unit and stress tests.",
 	"fuzz seeds":      "The fuzz targets run as plain tests on their committed seed corpora, replaying every input a fuzzer ever found.",
-	"explore":         "The model checker (build tag vsched_explore) runs the real code under every schedule within a preemption bound: litmus tests of the explorer itself, run-queue scenarios with a 4-slot ring, the kernel's wakeup-protocol models at their default bound and netpoll's wait-slot models, under SC and under RC11.",
+	"explore":         "The model checker (build tag vsched_explore) runs the real code under every schedule within a preemption bound: litmus tests of the explorer itself, run-queue scenarios with a 4-slot ring, the kernel's wakeup-protocol models at their default bound, the task groups' models and netpoll's wait-slot models, under SC and under RC11.",
 	"explore kernel":  "The kernel's models again at preemption bound 2, bounded in executions and time; a lost wakeup shows as a deadlock.",
 	"linearizability": "Owner and thieves run on every core and record histories; porcupine checks each against models built from the specification. A failing history is drawn as porcupine's visualization.",
 	"fuzz":            "Coverage-guided fuzzing (go test -fuzz) of one target for its share of the budget; a failing input is written under fuzz/testdata/fuzz and replayed by the fuzz seeds phase from then on.",
