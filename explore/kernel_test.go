@@ -345,6 +345,32 @@ func blockWithLocalWork() {
 	ranOnce(parent, child)
 }
 
+// closeVsBlockWithLocalWork: the only P's task spawns a child into its
+// runnext and blocks (HandoffLazy, no monitor: nobody retakes the P) as
+// Close runs on the model's thread. Either Close finds the P in Block and
+// takes it, or the Block finds the kernel stopped and hands the P off:
+// both drop the child before Close returns. The Block's store of its P's
+// status and its load of the kernel's state race Close's store of the
+// state and its look at the status, and one of the two must see the other.
+func closeVsBlockWithLocalWork() {
+	k := newModelKernel(1)
+	var started, gate, release xsync.Note
+	child := &ktask{name: "child"}
+	k.Go(func(c *kernel.Ctx) {
+		c.Go(child.fn)
+		started.Wakeup()
+		gate.Sleep()
+		c.Block(func() { release.Sleep() })
+	})
+	started.Sleep()
+	gate.Wakeup()
+	must(k.Close())
+	dropped := k.Stats().DroppedCount
+	explore.Assertf(child.runs.Load() == 0 && dropped == 1,
+		"Close returned with the child of a task in Block run %d times and %d tasks dropped; want 0 and 1", child.runs.Load(), dropped)
+	release.Wakeup()
+}
+
 // spawnVsDroppingP is the race of runtime issue #45867, reached at bound 1
 // (one preemption). Two tasks meet on the two Ps. The first, spawner, spawns a
 // child and then waits, spinning on its P, until the child has run, so
@@ -556,6 +582,7 @@ var kernelModels = []struct {
 	{"BlockHandoffVsBusySpawn", blockHandoffVsBusySpawn},
 	{"BlockVsRetake", blockVsRetake},
 	{"BlockWithLocalWork", blockWithLocalWork},
+	{"CloseVsBlockWithLocalWork", closeVsBlockWithLocalWork},
 	{"SpawnVsIdle/Go", spawnVsIdle(false)},
 	{"SpawnVsIdle/GoBatch", spawnVsIdle(true)},
 	{"SpawnVsDroppingP", spawnVsDroppingP},

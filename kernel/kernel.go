@@ -446,14 +446,18 @@ func (k *Kernel) finishLocked() {
 	k.maybeExitedLocked()
 }
 
-// maybeExitedLocked sets k.exited once the kernel is stopped and every M
-// but those inside Block, and the monitor, have exited. An M inside Block
-// is not waited for: its blocking call may wait for a task that Close
-// dropped. It exits when the call returns and its task's run ends. Called
-// with the lock held.
+// maybeExitedLocked sets k.exited once the kernel is stopped, every M
+// but those inside Block, and the monitor, have exited, and every P is
+// idle. An M inside Block is not waited for: its blocking call may wait
+// for a task that Close dropped. It exits when the call returns and its
+// task's run ends. But its P is: an M that enters Block counts itself in
+// nmsys before it finds the kernel stopped and hands its P off, dropping
+// what is queued there, and Close must not return in between. Called with
+// the lock held. No runtime counterpart: DESIGN.md §3.4.
 func (k *Kernel) maybeExitedLocked() {
 	k.lock.AssertHeld("sched.lock")
-	if k.state.Load() == stateStopped && k.mcount == int(k.nmsys.Load()) && !k.monitorRun {
+	if k.state.Load() == stateStopped && k.mcount == int(k.nmsys.Load()) && !k.monitorRun &&
+		int(k.npidle.Load()) == k.procs {
 		// Nobody polls any more (an M inside Block exits without
 		// polling): close the poller. Its descriptors stay their owners'
 		// to close.
