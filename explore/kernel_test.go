@@ -212,6 +212,38 @@ func twoWakesVsPark() {
 	explore.Assertf(n == 2, "the parked task ran %d times after two Wakes of one Park, want twice", n)
 }
 
+// wakeFromBusyTask: two Ps. A task parks and hands its Waker out; a task
+// on the other P wakes it, which readies it into the waker's own runnext,
+// and then spins until the woken task has run again, which only the other
+// P can do meanwhile. The Wake's wakep must start an M there, or the woken
+// task waits behind a task that is never preempted.
+func wakeFromBusyTask() {
+	k := newModelKernel(2)
+	var w xsync.Pointer[kernel.Waker]
+	var runs, done xsync.Int32
+	parked, waker := &ktask{name: "parked"}, &ktask{name: "waker"}
+	k.Go(func(c *kernel.Ctx) {
+		if runs.Add(1) == 1 {
+			w.StoreRel(c.Park())
+			return
+		}
+		parked.fn(c)
+		done.Store(1)
+	})
+	k.Go(func(c *kernel.Ctx) {
+		for w.LoadAcq() == nil {
+			xsync.Spin()
+		}
+		w.LoadAcq().Wake()
+		for done.Load() == 0 {
+			xsync.Spin()
+		}
+		waker.fn(c)
+	})
+	drain(k)
+	ranOnce(parked, waker)
+}
+
 // blockHandoffVsSubmit: the only P's task blocks until a task submitted
 // from outside runs, so that the waker can run only on the P handed off
 // from the Block: eagerly, as the Block starts (entersyscallblock), or by
@@ -575,6 +607,7 @@ var kernelModels = []struct {
 	{"SpawnOverflowVsLastSpinner", spawnOverflowVsLastSpinner},
 	{"WakeVsParkCommit", wakeVsParkCommit},
 	{"TwoWakesVsPark", twoWakesVsPark},
+	{"WakeFromBusyTask", wakeFromBusyTask},
 	{"BlockHandoffVsSubmit/lazy", blockHandoffVsSubmit(false)},
 	{"BlockHandoffVsSubmit/eager", blockHandoffVsSubmit(true)},
 	{"BlockHandoffVsRemoteSubmit", blockHandoffVsRemoteSubmit},

@@ -130,6 +130,7 @@ func TestKnownBadKernelsAreReported(t *testing.T) {
 		{mutant.Named("handoffp-ignores-needspinning"), byModels("^TestKernelModels$/^BlockHandoffVsBusySpawn$")},
 		{mutant.Named("global-batch-no-wakep"), byModels("^TestKernelModels$/^BlockHandoffVsBusySubmit$")},
 		{mutant.Named("monitor-lastpoll-store-not-cas"), byModels("^TestKernelModels$/^NetpollMonitorPollVsTwoIdle$")},
+		{mutant.Named("ready-from-task-no-wakep"), byModels("^TestKernelModels$/^WakeFromBusyTask$")},
 		{mutant.Named("close-stops-after-taking-ps"), byModels("^TestKernelModels$/^CloseVsBlockWithLocalWork$")},
 		// The task groups' protocol, by the group models (group_test.go).
 		{mutant.Named("group-err-after-decrement"), byGroupModels("^TestGroupModels$/^LastTaskVsWait$")},

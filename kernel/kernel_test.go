@@ -649,6 +649,69 @@ func TestStallsAreReportedToTheHook(t *testing.T) {
 	}
 }
 
+// The monitor measures a run from its start, also in a runnext chain,
+// whose runs share one time slice: a chain of short runs is no stall, and
+// one long run is. The test plays the monitor itself, on a clock of its
+// own: with the monitor off, a task calls retake with made-up times, one
+// look before it spawns a child into runnext and ends, one in the child's
+// run two stall thresholds later, and two such looks in one run.
+func TestAStallIsOneLongRunNotAChainOfShortOnes(t *testing.T) {
+	var reports atomic.Int32
+	k := newKernel(t, WithProcs(1), Option(func(k *Kernel) error { k.monitor = false; return nil }),
+		WithStall(time.Millisecond, func(Stall) { reports.Add(1) }))
+	const later = int64(2 * time.Millisecond)
+	var chain, long int32
+	done := make(chan struct{})
+	k.Go(func(c *Ctx) {
+		k.retake(1)
+		c.Go(func(c *Ctx) {
+			k.retake(1 + later)
+			chain = reports.Load()
+			k.retake(1 + 2*later)
+			long = reports.Load() - chain
+			close(done)
+		})
+	})
+	<-done
+	shutdown(t, k)
+	if chain != 0 || long != 1 {
+		t.Errorf("%d stalls reported for a chain of two short runs and %d for a long one; want 0 and 1", chain, long)
+	}
+}
+
+// The monitor's request to break a runnext chain (a time slice past
+// forcePreempt) is withdrawn when it sees a new time slice: the chain has
+// ended by itself, and the next child spawned into runnext runs next, not
+// from the global queue. Played as in TestAStallIsOneLongRunNotAChainOfShortOnes:
+// the first run asks, yields (a new slice, from the global queue), and the
+// second run, once the monitor has seen it, spawns the child.
+func TestAChainThatEndedByItselfIsNotBroken(t *testing.T) {
+	k := newKernel(t, WithProcs(1), Option(func(k *Kernel) error { k.monitor = false; return nil }))
+	var runs int
+	var asked uint32
+	done := make(chan struct{})
+	k.Go(func(c *Ctx) {
+		runs++
+		if runs == 1 {
+			k.retake(1)
+			k.retake(1 + int64(forcePreempt)) // the request
+			asked = k.allp[0].preempt.Load()
+			c.Yield()
+			return
+		}
+		k.retake(2 + int64(forcePreempt)) // sees the new slice
+		c.Go(func(*Ctx) { close(done) })
+	})
+	<-done
+	shutdown(t, k)
+	if asked != 1 {
+		t.Fatalf("the monitor's look a time slice later left preempt %d, want 1", asked)
+	}
+	if n := k.Stats().PerWorker[0].RunnextCount; n != 1 {
+		t.Errorf("the child ran from runnext %d times, want once: a request for a chain that had ended broke the next one", n)
+	}
+}
+
 func TestShutdownLeavesNoGoroutineBehind(t *testing.T) {
 	before := runtime.NumGoroutine()
 	for range 5 {

@@ -35,6 +35,10 @@ func TestKnownBadKernelsAreReported(t *testing.T) {
 		// from an earlier park, which the stress tests report).
 		{mutant.Named("gdead-skips-free-list"), byTest("TestCtxGoAllocatesNothingButTheClosure", "allocations, want 0")},
 		{mutant.Named("park-new-waker"), byTest("TestParkAndWakeAllocateNothing", "allocations, want 0")},
+		// The monitor's view of runs and time slices: a false stall
+		// report, a chain broken that had ended.
+		{mutant.Named("stall-clock-per-time-slice"), byTest("TestAStallIsOneLongRunNotAChainOfShortOnes", "stalls reported for a chain of two short runs")},
+		{mutant.Named("preempt-request-outlives-chain"), byTest("TestAChainThatEndedByItselfIsNotBroken", "the child ran from runnext 0 times")},
 	}
 	if runtime.GOOS == "linux" {
 		// A late deadline is still a deadline, and time does not pass in

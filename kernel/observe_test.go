@@ -205,6 +205,32 @@ func TestHistogramsCountEveryRunAndEveryScheduling(t *testing.T) {
 	}
 }
 
+// ScheduleLatency samples a run once per scheduling, not per run: a yield
+// makes the task runnable again (a sample), and a park whose Wake came
+// before the commit runs the task again at once, without a scheduling (no
+// sample).
+func TestScheduleLatencyCountsSchedulingsNotRuns(t *testing.T) {
+	k := newKernel(t, WithProcs(1), WithHistograms())
+	var runs int
+	if err := k.Go(func(c *Ctx) {
+		runs++
+		switch runs {
+		case 1:
+			c.Yield()
+		case 2:
+			c.Park().Wake()
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	shutdown(t, k)
+	s := k.Stats()
+	if s.PollTime.Total() != 3 || s.ScheduleLatency.Total() != 2 {
+		t.Errorf("a task that yields once and parks once, woken before the commit: PollTime counts %d runs, ScheduleLatency %d schedulings; want 3 and 2",
+			s.PollTime.Total(), s.ScheduleLatency.Total())
+	}
+}
+
 func TestHistogramBucketsDoubleFrom1024ns(t *testing.T) {
 	for ns, want := range map[int64]int{0: 0, 1023: 0, 1024: 1, 2047: 1, 2048: 2, 1 << 40: HistogramBuckets - 1} {
 		if got := bucketOf(ns); got != want {
