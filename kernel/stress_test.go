@@ -1484,3 +1484,52 @@ func TestKernelBugGoBatchRacingShutdownDropsAcceptedTasks(t *testing.T) {
 		}
 	}
 }
+
+// Stats read on and on while Close drops the global queue: the only P is
+// held by a task until a Stats snapshot shows every queued task dropped.
+// The count of dropped tasks is read under the lock that Close writes it
+// under; an unsynchronized read shows as a race under -race. Each round
+// checks the outcome too: the holder ran, the queued tasks never did, and
+// DroppedCount has all of them.
+func TestStressStatsWhileCloseDrops(t *testing.T) {
+	clock := newStressClock(stressBudget())
+	rounds := stressSize(200, 50, 10)
+	const queued = 64
+	for r := 0; r < rounds && !clock.expired(); r++ {
+		k := newStressKernel(t, WithProcs(1))
+		started, release := make(chan struct{}), make(chan struct{})
+		var held, ran atomic.Int32
+		if err := k.Go(func(*Ctx) {
+			held.Add(1)
+			close(started)
+			<-release
+		}); err != nil {
+			t.Fatal(err)
+		}
+		<-started
+		for range queued {
+			if err := k.Go(func(*Ctx) { ran.Add(1) }); err != nil {
+				t.Fatal(err)
+			}
+		}
+		watched := make(chan struct{})
+		go func() {
+			defer close(watched)
+			defer close(release)
+			for deadline := time.Now().Add(stressHang()); time.Now().Before(deadline); {
+				if k.Stats().DroppedCount == queued {
+					return
+				}
+			}
+			t.Errorf("round %d: DroppedCount never reached %d", r, queued)
+		}()
+		if _, hung := stressAwait(k, k.Close); hung {
+			t.Fatalf("round %d: Close did not return within %v", r, stressHang())
+		}
+		<-watched
+		if st := k.Stats(); held.Load() != 1 || ran.Load() != 0 || st.DroppedCount != queued {
+			t.Fatalf("round %d: holder ran %d times, %d queued tasks ran, DroppedCount %d; want 1, 0 and %d",
+				r, held.Load(), ran.Load(), st.DroppedCount, queued)
+		}
+	}
+}

@@ -53,6 +53,11 @@ func mutantVerifiers() []mutantVerifier {
 		{name: "explore models", tags: explore, pkgs: []string{"./explore"}, args: []string{"-run", "^TestKernelModels$"}, timeout: 10 * time.Minute},
 		{name: "explore models rc11", tags: explore, pkgs: []string{"./explore"}, args: []string{"-run", "^TestKernelModelsRC11$"}, timeout: 10 * time.Minute},
 		{name: "tests", args: []string{"-skip", "^TestKnownBad"}},
+		// The mutated package's stress tests under the race detector,
+		// three times: a write or read the explorer cannot see (it
+		// switches threads only at synchronizing operations) shows there
+		// as a race, whenever the other access is on another goroutine.
+		{name: "race", slow: true, args: []string{"-race", "-run", "^TestStress", "-skip", "^TestKnownBad", "-count", "3"}},
 		{name: "stress", pkgs: []string{"./runq"}, slow: true,
 			args: []string{"-run", "^(TestConcurrentStealsConsumeEveryItemExactlyOnce|TestEmptyNeverFalselyTrue)$", "-count", "5"}},
 		{name: "explore kernel", tags: explore, pkgs: []string{"./explore"}, slow: true, args: []string{"-run", "^TestKernelModels$"},
@@ -105,7 +110,7 @@ func (o mutantOutcome) ok() bool {
 func runMutants(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("mutants", mutantsDoc, stderr)
 	runRE := fs.String("run", "", "run only the mutants whose name matches `regexp`")
-	fast := fs.Bool("fast", false, "leave out the slow verifiers (stress, explore kernel, linearizability) and the mutants expected to need them, and only build an equivalent mutant")
+	fast := fs.Bool("fast", false, "leave out the slow verifiers (race, stress, explore kernel, linearizability) and the mutants expected to need them, and only build an equivalent mutant")
 	all := fs.Bool("all", false, "run every verifier, its whole suite, on every mutant instead of stopping at the first kill")
 	markdown := fs.Bool("markdown", false, "print the kill table as Markdown (for docs/VERIFICATION.md)")
 	verbose := fs.Bool("v", false, "print each go command and the output of each verifier that kills")

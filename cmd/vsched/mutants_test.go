@@ -82,7 +82,7 @@ func TestMutantsTableSaysWhatKilledEachMutantAndFailsOnASurvivor(t *testing.T) {
 		`add-multiplies\s+p\s+BROKEN\s+tests \(fast\)\s+\S+\s+its patch expects proptest, which did not kill it; TestAddAdds`,
 		`add-divides\s+p\s+BROKEN\s+-\s+-\s+its patch expects explore slots, which does not test package p`,
 		`add-negates\s+p\s+killed\s+tests \(fast\)\s+\S+\s+TestAddAdds\n`,
-		`baseline: 2 verifiers pass on the unmutated code: proptest, tests`,
+		`baseline: 3 verifiers pass on the unmutated code: proptest, tests, race`,
 		`mutants: FAIL \(7 mutants: 2 killed, `,
 	} {
 		if !regexp.MustCompile(row).MatchString(out) {
