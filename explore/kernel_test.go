@@ -403,6 +403,24 @@ func closeVsBlockWithLocalWork() {
 	release.Wakeup()
 }
 
+// closeVsRemoteWakep: one P, idle. A submit from outside takes the idle P
+// in its wakep and, outside the lock, starts an M on it, while Close runs
+// on the model's thread. If Close stops the kernel in between, the
+// submitter's startm finds it stopped and puts the P back on the idle
+// list after every M has exited: Close waits until every P is idle, and
+// that P's return must end its wait.
+func closeVsRemoteWakep() {
+	k := newModelKernel(1)
+	var submitted xsync.Note
+	xsync.Go(func() {
+		err := k.Go(func(*kernel.Ctx) {})
+		explore.Assertf(err == nil || errors.Is(err, kernel.ErrClosed), "Go racing Close: %v", err)
+		submitted.Wakeup()
+	})
+	must(k.Close())
+	submitted.Sleep()
+}
+
 // spawnVsDroppingP is the race of runtime issue #45867, reached at bound 1
 // (one preemption). Two tasks meet on the two Ps. The first, spawner, spawns a
 // child and then waits, spinning on its P, until the child has run, so
@@ -616,6 +634,7 @@ var kernelModels = []struct {
 	{"BlockVsRetake", blockVsRetake},
 	{"BlockWithLocalWork", blockWithLocalWork},
 	{"CloseVsBlockWithLocalWork", closeVsBlockWithLocalWork},
+	{"CloseVsRemoteWakep", closeVsRemoteWakep},
 	{"SpawnVsIdle/Go", spawnVsIdle(false)},
 	{"SpawnVsIdle/GoBatch", spawnVsIdle(true)},
 	{"SpawnVsDroppingP", spawnVsDroppingP},

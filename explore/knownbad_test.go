@@ -132,6 +132,7 @@ func TestKnownBadKernelsAreReported(t *testing.T) {
 		{mutant.Named("monitor-lastpoll-store-not-cas"), byModels("^TestKernelModels$/^NetpollMonitorPollVsTwoIdle$")},
 		{mutant.Named("ready-from-task-no-wakep"), byModels("^TestKernelModels$/^WakeFromBusyTask$")},
 		{mutant.Named("close-stops-after-taking-ps"), byModels("^TestKernelModels$/^CloseVsBlockWithLocalWork$")},
+		{mutant.Named("pidleput-no-exit-check"), byModels("^TestKernelModels$/^CloseVsRemoteWakep$")},
 		// The task groups' protocol, by the group models (group_test.go).
 		{mutant.Named("group-err-after-decrement"), byGroupModels("^TestGroupModels$/^LastTaskVsWait$")},
 		{mutant.Named("join-checks-count-unlocked"), byGroupModels("^TestGroupModels$/^LastTaskVsJoin$")},

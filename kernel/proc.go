@@ -944,7 +944,8 @@ func (k *Kernel) mdying(mp *m, gp *g) {
 }
 
 // pidleput puts pp on the idle list (the runtime's pidleput). Its queue
-// must be empty. Called with the lock held.
+// must be empty. After a stop, the last P back may end the stop's wait.
+// Called with the lock held. Differs from the runtime: DESIGN.md §3.4.
 func (k *Kernel) pidleput(pp *p) {
 	k.lock.AssertHeld("sched.lock")
 	if pp.listed {
@@ -961,6 +962,13 @@ func (k *Kernel) pidleput(pp *p) {
 	k.pidle = pp
 	k.npidle.Add(1)
 	k.checkDrainedLocked()
+	if k.state.Load() == stateStopped {
+		// The stop waits for every P to be idle (maybeExitedLocked), and
+		// the last one may come back after the last M has exited: from a
+		// submitter outside the kernel whose startm found the kernel
+		// stopped, or from the monitor's handoffp.
+		k.maybeExitedLocked()
+	}
 }
 
 // pidleget takes a P off the idle list, or returns nil (the runtime's
