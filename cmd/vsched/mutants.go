@@ -53,11 +53,12 @@ func mutantVerifiers() []mutantVerifier {
 		{name: "explore models", tags: explore, pkgs: []string{"./explore"}, args: []string{"-run", "^TestKernelModels$"}, timeout: 10 * time.Minute},
 		{name: "explore models rc11", tags: explore, pkgs: []string{"./explore"}, args: []string{"-run", "^TestKernelModelsRC11$"}, timeout: 10 * time.Minute},
 		{name: "tests", args: []string{"-skip", "^TestKnownBad"}},
-		// The mutated package's stress tests under the race detector,
-		// three times: a write or read the explorer cannot see (it
-		// switches threads only at synchronizing operations) shows there
-		// as a race, whenever the other access is on another goroutine.
-		{name: "race", slow: true, args: []string{"-race", "-run", "^TestStress", "-skip", "^TestKnownBad", "-count", "3"}},
+		// The mutated package's stress and concurrency tests under the
+		// race detector, three times: a write or read the explorer cannot
+		// see (it switches threads only at synchronizing operations)
+		// shows there as a race, whenever the other access is on another
+		// goroutine.
+		{name: "race", slow: true, args: []string{"-race", "-run", "^(TestStress|TestConcurrent)", "-skip", "^TestKnownBad", "-count", "3"}},
 		{name: "stress", pkgs: []string{"./runq"}, slow: true,
 			args: []string{"-run", "^(TestConcurrentStealsConsumeEveryItemExactlyOnce|TestEmptyNeverFalselyTrue)$", "-count", "5"}},
 		{name: "explore kernel", tags: explore, pkgs: []string{"./explore"}, slow: true, args: []string{"-run", "^TestKernelModels$"},
