@@ -155,21 +155,12 @@ func joinVsParentWait() {
 // first's completion back, the other lets it take the lock before
 // second's.
 func countedJoinVsReuse() {
-	k := newModelKernel(2)
-	parent, g := k.NewGroup(nil), k.NewGroup(nil)
-	parent.SetLimit(1)
 	first, second, probe := &gtask{name: "first"}, &gtask{name: "second"}, &gtask{name: "probe"}
 	var conts xsync.Int32
-	must(g.Go(first.fn))
-	must(parent.Go(func(c *kernel.Ctx) error {
-		must(g.Go(second.fn))
-		c.Join(g, func(*kernel.Ctx, error) {
-			conts.Add(1)
-			finished("the continuation", first, second)
-		})
-		return nil
-	}))
-	must(parent.Wait())
+	k, parent := countedJoinRace(first, second, func(*kernel.Ctx, error) {
+		conts.Add(1)
+		finished("the continuation", first, second)
+	})
 	explore.Assertf(conts.Load() == 1, "the parent group's Wait returned with its continuation run %d times", conts.Load())
 	must(parent.Go(probe.fn))
 	must(parent.Wait())
@@ -183,20 +174,27 @@ func countedJoinVsReuse() {
 // is taken. Fewer steps than the probe's Go and Wait make the search at
 // bound 2 shorter.
 func countedJoinSlot() {
-	k := newModelKernel(2)
-	parent, g := k.NewGroup(nil), k.NewGroup(nil)
-	parent.SetLimit(1)
-	first, second := &gtask{name: "first"}, &gtask{name: "second"}
-	must(g.Go(first.fn))
-	must(parent.Go(func(c *kernel.Ctx) error {
-		must(g.Go(second.fn))
-		c.Join(g, func(*kernel.Ctx, error) {})
-		return nil
-	}))
-	must(parent.Wait())
+	k, parent := countedJoinRace(&gtask{name: "first"}, &gtask{name: "second"}, func(*kernel.Ctx, error) {})
 	st := testhook.GroupStateOf(parent)
 	explore.Assertf(st.Active == 0, "after the parent group's Wait %d of its limit's slots are taken, want 0", st.Active)
 	drain(k)
+}
+
+// countedJoinRace runs the race of the counted-Join models: parent, limited
+// to one, has a task that adds second to g, whose first task is already
+// added, and joins g with then. It returns once parent's Wait has.
+func countedJoinRace(first, second *gtask, then func(*kernel.Ctx, error)) (*kernel.Kernel, *kernel.Group) {
+	k := newModelKernel(2)
+	parent, g := k.NewGroup(nil), k.NewGroup(nil)
+	parent.SetLimit(1)
+	must(g.Go(first.fn))
+	must(parent.Go(func(c *kernel.Ctx) error {
+		must(g.Go(second.fn))
+		c.Join(g, then)
+		return nil
+	}))
+	must(parent.Wait())
+	return k, parent
 }
 
 // waitAfterStop: Close drops the group's queued task, or the task ran
