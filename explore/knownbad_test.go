@@ -27,6 +27,7 @@ func TestKnownBadQueuesAreReported(t *testing.T) {
 		mutant.Named("empty-single-tail-read"),
 		mutant.Named("kicked-runnext-lost"),
 		mutant.Named("steal-floor-half"),
+		mutant.Named("len-unclamped"),
 	} {
 		t.Run(m.Name, func(t *testing.T) {
 			t.Parallel()

@@ -444,6 +444,32 @@ func scenarioEmptyNeverFalselyTrue(next0, next1 bool) func() {
 	}
 }
 
+// scenarioLenNeverAboveCapacity: a thread counts a full queue while a
+// thief steals half of it and the owner refills it. The count's loads of
+// head and tail may straddle both, so the tail it reads can be a whole
+// steal ahead of the head; Len must still never exceed Size+1.
+func scenarioLenNeverAboveCapacity() {
+	s := newSystem(2, 2)
+	own, thief := s.actor(0), s.actor(1)
+	for range runq.Size {
+		own.put(0, false)
+	}
+	obs := explore.Go(func() {
+		n := s.qs[0].Len()
+		explore.Assertf(n <= runq.Size+1, "Len() = %d, more than Size+1 = %d", n, runq.Size+1)
+	})
+	th := explore.Go(func() {
+		thief.steal(0, 1, false)
+		thief.drain(1)
+	})
+	for range runq.Size / 2 {
+		own.put(0, false)
+	}
+	obs.Join()
+	th.Join()
+	own.done()
+}
+
 // scenarioDrainVsGrab: the owner drains while a thief grabs.
 func scenarioDrainVsGrab() {
 	s := newSystem(1, 2)
@@ -538,6 +564,7 @@ var scenarios = []struct {
 	{"EmptyNeverFalselyTrue/next0=false,next1=false", scenarioEmptyNeverFalselyTrue(false, false), true},
 	{"PutBatchVsThief", scenarioPutBatchVsThief, true},
 	{"DrainVsGrab", scenarioDrainVsGrab, true},
+	{"LenNeverAboveCapacity", scenarioLenNeverAboveCapacity, true},
 	{"OverflowToGlobal", scenarioOverflowToGlobal, true},
 	{"StealIntoHalfFullWhileVictimWraps", scenarioStealIntoHalfFullWhileVictimWraps, true},
 	{"GrabWhileVictimWraps", scenarioGrabWhileVictimWraps, true},
