@@ -226,6 +226,36 @@ func TestLitmusSpinUntilAnotherThreadSetsTheFlagTerminates(t *testing.T) {
 	})
 }
 
+// A switch away from a thread that spins is free: it does not count
+// against the preemption bound. The spinner's count reaches 3 when it
+// spins before the setter exists and again after, then once more between
+// the setter's two stores (the one preemption of bound 1, back into the
+// spinner after the first); charged for the switches away from the
+// spinner too, the counts above 1 would take more than one.
+func TestLitmusSwitchingAwayFromASpinnerIsFree(t *testing.T) {
+	seen := map[int]bool{}
+	explore.Config{MaxPreemptions: 1}.Check(t, func() {
+		var flag xsync.Int32
+		spins := 0
+		spinner := explore.Go(func() {
+			for flag.Load() < 2 {
+				spins++
+				xsync.Spin()
+			}
+		})
+		setter := explore.Go(func() {
+			flag.Store(1)
+			flag.Store(2)
+		})
+		spinner.Join()
+		setter.Join()
+		seen[spins] = true
+	})
+	if want := map[int]bool{0: true, 1: true, 2: true, 3: true}; !maps.Equal(seen, want) {
+		t.Fatalf("spins seen at bound 1: %v, want %v", seen, want)
+	}
+}
+
 func TestLitmusPanicInAThreadIsReported(t *testing.T) {
 	f := mustFail(t, explore.Config{}, "panic", func() {
 		var x xsync.Int32
@@ -397,6 +427,32 @@ func TestLitmusTimeoutsEndATimedSleepAndMoveTheClock(t *testing.T) {
 	f := mustFail(t, explore.Config{}, "deadlock", timedSleep(map[string]bool{}, false))
 	if !strings.Contains(f.Message, "time does not pass") {
 		t.Fatalf("the deadlock does not say that time does not pass:\n%v", f)
+	}
+}
+
+// A timeout taken while every other thread is blocked is free: it does
+// not spend Config.Timeouts. The sleeper's first sleep ends that way (the
+// main thread waits for it), so the budget of one is still there for its
+// second sleep to end by its timeout before the main thread's wakeup,
+// while the main thread could step.
+func TestLitmusATimeoutWhileAllOthersAreBlockedSpendsNoBudget(t *testing.T) {
+	seen := map[string]bool{}
+	explore.Config{Timeouts: 1}.Check(t, func() {
+		var first, ready, second xsync.Note
+		var how string
+		th := explore.Go(func() {
+			first.SleepFor(time.Millisecond) // nobody wakes it: time passes
+			ready.Wakeup()
+			how = fmt.Sprintf("second sleep woken=%v", second.SleepFor(time.Millisecond))
+		})
+		ready.Sleep()
+		second.Wakeup()
+		th.Join()
+		seen[how] = true
+	})
+	want := map[string]bool{"second sleep woken=true": true, "second sleep woken=false": true}
+	if !maps.Equal(seen, want) {
+		t.Fatalf("outcomes %v, want %v", seen, want)
 	}
 }
 

@@ -367,3 +367,30 @@ func TestWeakLitmusSCFences(t *testing.T) {
 	verdict(t, weakOutcomes(t, mp(true)), "1 0", false)
 	verdict(t, weakOutcomes(t, mp(false)), "1 0", true)
 }
+
+// A failure under RC11 prints a schedule with the memory model's choices
+// in it (which store each load read); replaying that string must run the
+// same execution, as under SC (TestLitmusReplayRunsExactlyTheReportedExecution).
+func TestWeakReplayRunsExactlyTheReportedExecution(t *testing.T) {
+	model := func() {
+		var x, y xsync.Uint32
+		th := explore.Go(func() { x.StoreRelaxed(1); y.StoreRelaxed(1) })
+		r1 := y.LoadRelaxed()
+		r2 := x.LoadRelaxed()
+		th.Join()
+		explore.Assertf(r1 != 1 || r2 != 0, "read y=1 and then the stale x=0")
+	}
+	cfg := explore.Config{Memory: explore.RC11, MaxPreemptions: explore.Unbounded}
+	f := mustFail(t, cfg, "panic", model)
+	if !strings.Contains(f.Schedule, "@") {
+		t.Fatalf("the failing schedule %q has no choice of the memory model", f.Schedule)
+	}
+	cfg.Replay = f.Schedule
+	res, err := explore.Run(cfg, model)
+	if err != nil {
+		t.Fatalf("replaying %q: %v", f.Schedule, err)
+	}
+	if res.Executions != 1 || res.Failure == nil || res.Failure.Message != f.Message || len(res.Failure.Trace) != len(f.Trace) {
+		t.Fatalf("replaying %q: %d executions, failure %v; want the one failure %q in %d steps", f.Schedule, res.Executions, res.Failure, f.Message, len(f.Trace))
+	}
+}

@@ -721,13 +721,16 @@ func (e *execution) enabled(t *thread) bool {
 // first step) and returns the thread to take the next step, or nil when the
 // execution is over. The caller wakes that thread unless it is prev.
 func (e *execution) dispatch(prev *thread) *thread {
-	var enabled, spinning uint64
+	var enabled, spinning, timing uint64
 	live := false
 	for _, t := range e.threads {
 		if t.done {
 			continue
 		}
 		live = true
+		if t.pending.op == OpSleepFor && e.notes[t.pending.addr] == 0 {
+			timing |= 1 << t.id // can end only by its timeout
+		}
 		if e.enabled(t) {
 			enabled |= 1 << t.id
 			if t.pending.op == OpSpin && t.spinAt == e.steps {
@@ -740,16 +743,16 @@ func (e *execution) dispatch(prev *thread) *thread {
 		return nil
 	}
 	// Time passes when nothing else can happen: with every live thread
-	// blocked, the timed sleeps may end by their timeouts, without
-	// spending the budget, up to quietTimeouts in a row in which no other
-	// thread steps.
+	// blocked but the timed sleeps, they may end by their timeouts without
+	// spending the budget (which they could otherwise, and in that
+	// state would), up to quietTimeouts in a row in which no other thread
+	// steps.
 	e.quiescent = false
-	if enabled == 0 && e.ex.cfg.Timeouts > 0 && e.quiet < quietTimeouts {
-		for _, t := range e.threads {
-			if !t.done && t.pending.op == OpSleepFor {
-				enabled |= 1 << t.id
-				e.quiescent = true
-			}
+	if enabled&^timing == 0 && timing != 0 && e.ex.cfg.Timeouts > 0 {
+		enabled = 0
+		if e.quiet < quietTimeouts {
+			enabled = timing
+			e.quiescent = true
 		}
 	}
 	if enabled == 0 {
