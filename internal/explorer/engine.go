@@ -742,11 +742,10 @@ func (e *execution) dispatch(prev *thread) *thread {
 		e.end(finished)
 		return nil
 	}
-	// Time passes when nothing else can happen: with every live thread
-	// blocked but the timed sleeps, they may end by their timeouts without
-	// spending the budget (which they could otherwise, and in that
-	// state would), up to quietTimeouts in a row in which no other thread
-	// steps.
+	// Time passes when nothing else can happen: when no live thread can
+	// step but the timed sleeps that only a timeout can end, those end by
+	// their timeouts without spending the budget, up to quietTimeouts in a
+	// row in which no other thread steps.
 	e.quiescent = false
 	if enabled&^timing == 0 && timing != 0 && e.ex.cfg.Timeouts > 0 {
 		enabled = 0
