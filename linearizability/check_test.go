@@ -38,6 +38,40 @@ func TestEmptyTrueWhileAnItemStaysInTheQueueIsIllegal(t *testing.T) {
 	}
 }
 
+func TestGetIsEmptyOnlyOnAnEmptyQueueAndInheritsTimeOnlyFromRunNext(t *testing.T) {
+	// Sequential histories of one owner: runqget returns nothing only when
+	// the queue holds nothing, and reports inheritTime exactly for the
+	// runnext item.
+	put := func(call int64, g int, next bool) porcupine.Operation {
+		return op(0, call, call+1, Input{Op: Put, Items: []int{g}, Next: next}, Output{})
+	}
+	get := func(call int64, out Output) porcupine.Operation {
+		return op(0, call, call+1, Input{Op: Get}, out)
+	}
+	drain := func(call int64, gs ...int) porcupine.Operation {
+		return op(0, call, call+1, Input{Op: Drain}, Output{Items: gs})
+	}
+	for _, c := range []struct {
+		name string
+		ops  []porcupine.Operation
+		want porcupine.CheckResult
+	}{
+		{"runnext item, inheriting", []porcupine.Operation{put(1, 1, true), get(3, Output{Items: []int{1}, InheritTime: true})}, porcupine.Ok},
+		{"runnext item, not inheriting", []porcupine.Operation{put(1, 1, true), get(3, Output{Items: []int{1}})}, porcupine.Illegal},
+		{"ring item, not inheriting", []porcupine.Operation{put(1, 1, false), get(3, Output{Items: []int{1}})}, porcupine.Ok},
+		{"ring item, inheriting", []porcupine.Operation{put(1, 1, false), get(3, Output{Items: []int{1}, InheritTime: true})}, porcupine.Illegal},
+		{"nothing from an empty queue", []porcupine.Operation{get(1, Output{})}, porcupine.Ok},
+		{"nothing while a ring item stays", []porcupine.Operation{put(1, 1, false), get(3, Output{}), drain(5, 1)}, porcupine.Illegal},
+		{"nothing while runnext stays", []porcupine.Operation{put(1, 1, true), get(3, Output{}), drain(5, 1)}, porcupine.Illegal},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if res := check(t, 1, c.ops); res != c.want {
+				t.Fatalf("got %v, want %v", res, c.want)
+			}
+		})
+	}
+}
+
 func TestThiefMaySeeRunNextTakenBeforeTheDisplacedItemReachesTheRing(t *testing.T) {
 	// Put(2, next) installs 2 in runnext before it appends the displaced
 	// 1 to the ring: a thief may steal 2 and then find the queue empty
@@ -110,6 +144,74 @@ func TestGlobalQueueIsAFIFOWithFairShareBatches(t *testing.T) {
 	ops[1] = op(1, 3, 4, Input{Op: GlobalGetBatch, Max: 2, Procs: 2}, Output{Items: []int{1}})
 	if res := check(t, 1, ops); res != porcupine.Illegal {
 		t.Fatalf("a batch smaller than the fair share: got %v, want Illegal", res)
+	}
+}
+
+func TestGrabHandsOutTheOldestItemsOldestFirst(t *testing.T) {
+	for _, tc := range []struct {
+		took []int
+		want porcupine.CheckResult
+	}{
+		{[]int{1, 2}, porcupine.Ok},
+		{[]int{2, 1}, porcupine.Illegal},
+	} {
+		ops := []porcupine.Operation{
+			op(0, 1, 2, Input{Op: PutBatch, Items: []int{1, 2, 3, 4}}, Output{}),
+			op(1, 3, 4, Input{Op: Grab}, Output{Items: tc.took}),
+			op(0, 5, 6, Input{Op: Drain}, Output{Items: []int{3, 4}}),
+		}
+		if res := check(t, 1, ops); res != tc.want {
+			t.Errorf("grab of %v from [1 2 3 4]: got %v, want %v", tc.took, res, tc.want)
+		}
+	}
+}
+
+func TestGrabOfRunNextFromAnEmptyRingTakesIt(t *testing.T) {
+	// Sequentially, nobody races the thief for runnext: a grab that may
+	// steal it and finds the ring empty takes it.
+	for _, tc := range []struct {
+		took, left []int
+		want       porcupine.CheckResult
+	}{
+		{[]int{1}, nil, porcupine.Ok},
+		{nil, []int{1}, porcupine.Illegal},
+	} {
+		ops := []porcupine.Operation{
+			op(0, 1, 2, Input{Op: Put, Items: []int{1}, Next: true}, Output{}),
+			op(1, 3, 4, Input{Op: Grab, StealRunNext: true}, Output{Items: tc.took}),
+			op(0, 5, 6, Input{Op: Drain}, Output{Items: tc.left}),
+		}
+		if res := check(t, 1, ops); res != tc.want {
+			t.Errorf("grab of %v from runnext [1]: got %v, want %v", tc.took, res, tc.want)
+		}
+	}
+}
+
+func TestGlobalBatchIsExactlyTheFairShareCappedAtMax(t *testing.T) {
+	// Four items, two Ps: the fair share is 4/2+1 = 3, so a batch takes
+	// min(max, 3). Each history goes on with what the batch left, so only
+	// the batch's size can make it illegal.
+	for _, tc := range []struct {
+		max  int
+		took []int
+		want porcupine.CheckResult
+	}{
+		{2, []int{1, 2}, porcupine.Ok},
+		{2, []int{1}, porcupine.Illegal},       // under the cap and the share
+		{2, []int{1, 2, 3}, porcupine.Illegal}, // over the cap
+		{4, []int{1, 2, 3}, porcupine.Ok},
+		{4, []int{1, 2, 3, 4}, porcupine.Illegal}, // over the share
+	} {
+		ops := []porcupine.Operation{
+			op(0, 1, 2, Input{Op: GlobalPutBatch, Items: []int{1, 2, 3, 4}}, Output{}),
+			op(1, 3, 4, Input{Op: GlobalGetBatch, Max: tc.max, Procs: 2}, Output{Items: tc.took}),
+		}
+		for call, g := int64(5), len(tc.took)+1; g <= 4; call, g = call+2, g+1 {
+			ops = append(ops, op(0, call, call+1, Input{Op: GlobalGet}, Output{Items: []int{g}}))
+		}
+		if res := check(t, 1, ops); res != tc.want {
+			t.Errorf("batch of %v (max %d, 2 Ps) from [1 2 3 4]: got %v, want %v", tc.took, tc.max, res, tc.want)
+		}
 	}
 }
 
