@@ -444,16 +444,23 @@ func scenarioEmptyNeverFalselyTrue(next0, next1 bool) func() {
 	}
 }
 
+// fullQueue returns a system of procs queues, two threads' actors on it,
+// and queue 0 filled to its Size by its owner (thread 0).
+func fullQueue(procs int) (*system, actor, actor) {
+	s := newSystem(procs, 2)
+	own, thief := s.actor(0), s.actor(1)
+	for range runq.Size {
+		own.put(0, false)
+	}
+	return s, own, thief
+}
+
 // scenarioLenNeverAboveCapacity: a thread counts a full queue while a
 // thief steals half of it and the owner refills it. The count's loads of
 // head and tail may straddle both, so the tail it reads can be a whole
 // steal ahead of the head; Len must still never exceed Size+1.
 func scenarioLenNeverAboveCapacity() {
-	s := newSystem(2, 2)
-	own, thief := s.actor(0), s.actor(1)
-	for range runq.Size {
-		own.put(0, false)
-	}
+	s, own, thief := fullQueue(2)
 	obs := explore.Go(func() {
 		n := s.qs[0].Len()
 		explore.Assertf(n <= runq.Size+1, "Len() = %d, more than Size+1 = %d", n, runq.Size+1)
@@ -487,11 +494,7 @@ func scenarioDrainVsGrab() {
 // scenarioOverflowToGlobal: the owner overflows half its ring to the global
 // queue while a thief steals and then pulls its share of the global queue.
 func scenarioOverflowToGlobal() {
-	s := newSystem(2, 2)
-	own, thief := s.actor(0), s.actor(1)
-	for range runq.Size {
-		own.put(0, false)
-	}
+	_, own, thief := fullQueue(2)
 	th := explore.Go(func() {
 		thief.steal(0, 1, false)
 		thief.getGlobalBatch(1, 2)
@@ -516,11 +519,7 @@ func (a actor) wrap(p int) {
 // that holds Size/2 items while the victim's owner consumes and refills, so
 // that the thief's reads of head and tail can come from different moments.
 func scenarioStealIntoHalfFullWhileVictimWraps() {
-	s := newSystem(2, 2)
-	own, thief := s.actor(0), s.actor(1)
-	for range runq.Size {
-		own.put(0, false)
-	}
+	_, own, thief := fullQueue(2)
 	th := explore.Go(func() {
 		for range runq.Size / 2 {
 			thief.put(1, false)
@@ -536,11 +535,7 @@ func scenarioStealIntoHalfFullWhileVictimWraps() {
 // scenarioGrabWhileVictimWraps is the same race with Grab into a batch of
 // exactly Size/2 slots.
 func scenarioGrabWhileVictimWraps() {
-	s := newSystem(1, 2)
-	own, thief := s.actor(0), s.actor(1)
-	for range runq.Size {
-		own.put(0, false)
-	}
+	_, own, thief := fullQueue(1)
 	th := explore.Go(func() { thief.grab(0, false) })
 	own.wrap(0)
 	th.Join()
