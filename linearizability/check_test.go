@@ -294,3 +294,29 @@ func TestRecorderStampsBracketOperationsAndSortByCall(t *testing.T) {
 	}()
 	a.Record(5, 5, Input{}, Output{})
 }
+
+// TestRecorderRejectsAnOperationThatBeginsBeforeTheThreadsLastReturned:
+// a thread's operations follow one another, so a call stamp before the
+// previous return stamp was taken too early, and the interval it opens is
+// wider than the operation. Operations recorded with one shared interval
+// (calls made back to back) are the exception.
+func TestRecorderRejectsAnOperationThatBeginsBeforeTheThreadsLastReturned(t *testing.T) {
+	r := NewRecorder(1, 8)
+	th := r.Thread(0)
+	call := th.Stamp()
+	ret := th.Stamp()
+	th.Record(call, ret, Input{Op: Put, Items: []int{1}, Next: true}, Output{})
+	th.Record(call, ret, Input{Op: Get}, Output{Items: []int{1}, InheritTime: true})
+	next := th.Stamp()
+	th.Record(next, th.Stamp(), Input{Op: Get}, Output{})
+	if th.Len() != 3 {
+		t.Fatalf("recorded %d operations, want 3", th.Len())
+	}
+	defer func() {
+		if p := recover(); p == nil || !strings.Contains(p.(string), "invariant: a thread's operations follow one another") {
+			t.Fatalf("an operation stamped before its predecessor returned: panic %v, want one naming the invariant", p)
+		}
+	}()
+	late := th.Stamp()
+	th.Record(next, late, Input{Op: Empty}, Output{Empty: true}) // begins at the last Get's call
+}

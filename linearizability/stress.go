@@ -329,10 +329,12 @@ type driver[Q queue[Q]] struct {
 	// The emptyProbe rounds' per-iteration barrier: the owner publishes
 	// epoch e once runnext holds an item and the ring is empty, each
 	// prober adds to ready when it starts probing epoch e, and the owner
-	// sets done to e after its Put and Get.
-	probeEpoch, probeReady, probeDone atomic.Int64
-	abort                             atomic.Bool
-	panicMsg                          atomic.Pointer[string]
+	// sets done to e after its Put and Get. from is the stamp the owner
+	// took just before it published the epoch: every probe of the epoch
+	// is called after it.
+	probeEpoch, probeReady, probeDone, probeFrom atomic.Int64
+	abort                                        atomic.Bool
+	panicMsg                                     atomic.Pointer[string]
 }
 
 // workerLog is what a worker created and consumed in a round, for the
@@ -368,6 +370,7 @@ func (d *driver[Q]) round(round int) (ops []porcupine.Operation, fatal, unbalanc
 	d.probeEpoch.Store(0)
 	d.probeReady.Store(0)
 	d.probeDone.Store(0)
+	d.probeFrom.Store(0)
 	d.abort.Store(false)
 	d.panicMsg.Store(nil)
 	seed := rand.New(rand.NewPCG(d.cfg.Seed, uint64(round)))
@@ -591,6 +594,7 @@ func (d *driver[Q]) runOwner(rng *rand.Rand, fl flavor) {
 			for d.get(0, 0) {
 			}
 			d.put(0, 0, true)
+			d.probeFrom.Store(th.Stamp())
 			e := d.probeEpoch.Add(1)
 			for i := 0; d.probeReady.Load() < e*int64(len(d.workers)-1); i++ {
 				if d.abort.Load() {
@@ -749,8 +753,12 @@ func (d *driver[Q]) runThief(w int, rng *rand.Rand, fl flavor) {
 				}
 			}
 			last = e
+			from := d.probeFrom.Load() // epoch e's: the owner waits for ready
 			d.probeReady.Add(1)
 			call := th.Stamp()
+			if call <= from {
+				panic(fmt.Sprintf("a probe of epoch %d was stamped at %d, before the epoch began at %d (invariant: a probe's interval begins after the owner's Gets and Put)", e, call, from))
+			}
 			found := false
 			for {
 				done := d.probeDone.Load() >= e
