@@ -387,6 +387,44 @@ func TestPanicErrorMessageNamesTheValue(t *testing.T) {
 	require.True(t, strings.Contains(e.Error(), "v") && strings.Contains(e.Error(), "stack"))
 }
 
+// TestGroupWaitDuringShutdownWaitsForTheTasks: Shutdown drains, so a Wait
+// that begins while Shutdown waits for the group's task waits for that
+// task too, and returns its result, not ErrClosed.
+func TestGroupWaitDuringShutdownWaitsForTheTasks(t *testing.T) {
+	k := newKernel(t)
+	g := k.NewGroup(nil)
+	inBlock, release := make(chan struct{}), make(chan struct{})
+	want := errors.New("the task's own error")
+	require.NoError(t, g.Go(func(c *kernel.Ctx) error {
+		c.Block(func() { close(inBlock); <-release })
+		return want
+	}))
+	<-inBlock
+	shut := make(chan error, 1)
+	go func() { shut <- k.Shutdown(context.Background()) }()
+	// Kernel.Go refuses work once Shutdown has begun to drain.
+	for i := 0; k.Go(func(*kernel.Ctx) {}) == nil; i++ {
+		require.Less(t, i, 10_000_000, "Shutdown never began to drain")
+		runtime.Gosched()
+	}
+	waited := make(chan error, 1)
+	go func() { waited <- g.Wait() }()
+	for i := 0; testhook.GroupStateOf(g).Waiters == 0; i++ {
+		select {
+		case err := <-waited:
+			t.Fatalf("Wait returned %v while the group's task still ran", err)
+		default:
+		}
+		require.Less(t, i, 10_000_000, "Wait never blocked")
+		runtime.Gosched()
+	}
+	close(release)
+	err := <-waited
+	require.ErrorIs(t, err, want)
+	require.NotErrorIs(t, err, kernel.ErrClosed)
+	require.NoError(t, <-shut)
+}
+
 func TestGroupGoWaitBlocksUntilThereIsRoom(t *testing.T) {
 	k := newKernel(t, kernel.WithProcs(2))
 	g := k.NewGroup(nil)
