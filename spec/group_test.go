@@ -152,6 +152,39 @@ func TestGroupsJoinRunsOnceAfterTheGroupIsDoneAndBelongsToTheCallersGroup(t *tes
 	}
 }
 
+// TestGroupsRejectARunOfATaskThatIsNotStarted: only a started task runs.
+// A function waiting in its group's limit queue, a continuation whose
+// group is not done yet, and a task that finished must not run; a run of
+// any of them is reported as a broken "exactly once".
+func TestGroupsRejectARunOfATaskThatIsNotStarted(t *testing.T) {
+	var s spec.Groups
+	g, h := s.NewGroup(), s.NewGroup()
+	s.SetLimit(g, 1)
+	a := mustGo(t, &s, g, true)
+	queued := mustGo(t, &s, g, false)
+	x := mustGo(t, &s, h, true)
+	cont, started, err := s.Join(h, a)
+	if err != nil || started {
+		t.Fatalf("Join of a busy group = %d, started %v, %v; want a registered continuation", cont, started, err)
+	}
+	for _, c := range []struct {
+		what string
+		task int
+	}{{"queued over the limit", queued}, {"joining a busy group", cont}} {
+		for _, again := range []bool{false, true} {
+			_, err := s.Return(c.task, nil, again)
+			if err == nil {
+				t.Fatalf("a run of a task %s (again %v) was accepted", c.what, again)
+			}
+			wantViolation(t, err, "exactly once")
+		}
+	}
+	mustFinish(t, &s, x, nil, cont)
+	mustFinish(t, &s, cont, nil)
+	_, err = s.Return(cont, nil, false)
+	wantViolation(t, err, "exactly once")
+}
+
 func TestCheckWaitResultAcceptsOnlyTheErrorAtCompletionOrALaterFirstOne(t *testing.T) {
 	a, b := errors.New("a"), errors.New("b")
 	for _, c := range []struct {
