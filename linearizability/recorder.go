@@ -48,10 +48,7 @@ type Thread struct {
 	rec *Recorder
 	buf []porcupine.Operation // its length is the capacity; set by Reset
 	n   atomic.Int64          // operations recorded in buf
-	// The stamps of the operation recorded last, for Record's check that
-	// a thread's operations follow one another.
-	lastCall, lastRet int64
-	_                 cpu.CacheLinePad
+	_   cpu.CacheLinePad
 }
 
 // NewRecorder returns a Recorder for the given number of threads, numbered
@@ -81,9 +78,10 @@ func (t *Thread) Stamp() int64 { return t.rec.clock.n.Add(1) }
 // stamp ret. in and out must no longer be changed by the caller.
 //
 // A thread runs its operations one after another, so an operation's call
-// stamp comes after the return stamp of the one recorded before it; the
-// one exception is operations recorded with the same two stamps, a group
-// of calls made back to back and given their common interval. Record
+// stamp comes after the return stamp of the one it recorded before it in
+// the round (since the last [Recorder.Reset]); the one exception is
+// operations recorded with the same two stamps, a group of calls made
+// back to back and given their common interval. Record
 // panics when that does not hold, since a call stamp taken too early
 // widens the interval, and a wider interval lets the check accept
 // histories a queue could not have produced. It also panics if ret is not
@@ -94,11 +92,12 @@ func (t *Thread) Record(call, ret int64, in Input, out Output) {
 	if ret <= call {
 		panic(fmt.Sprintf("linearizability: Thread.Record: return stamp %d is not after call stamp %d (invariant: stamps bracket the operation)", ret, call))
 	}
-	if call < t.lastRet && (call != t.lastCall || ret != t.lastRet) {
-		panic(fmt.Sprintf("linearizability: Thread.Record: thread %d's operation [%d, %d] begins before its previous one [%d, %d] returned (invariant: a thread's operations follow one another)", t.id, call, ret, t.lastCall, t.lastRet))
-	}
-	t.lastCall, t.lastRet = call, ret
 	n := t.n.Load()
+	if n > 0 {
+		if prev := &t.buf[n-1]; call < prev.Return && (call != prev.Call || ret != prev.Return) {
+			panic(fmt.Sprintf("linearizability: Thread.Record: thread %d's operation [%d, %d] begins before its previous one [%d, %d] returned (invariant: a thread's operations follow one another)", t.id, call, ret, prev.Call, prev.Return))
+		}
+	}
 	if int(n) == len(t.buf) {
 		panic(fmt.Sprintf("linearizability: Thread.Record: thread %d recorded more than the %d operations its buffer holds (invariant: the round's bound)", t.id, len(t.buf)))
 	}
