@@ -8,6 +8,7 @@ import (
 	"maps"
 	"os"
 	"path"
+	"path/filepath"
 	"regexp"
 	"runtime"
 	"slices"
@@ -31,6 +32,13 @@ type mutantVerifier struct {
 	post []string // test binary flags, after -args
 	env  []string
 	slow bool // runs on real cores for a fixed time or explores a large bound; -fast leaves it out
+	// knownBad marks the known-bad tests of a verifier: they check that
+	// it reports seeded bugs of the library, each in a go test of its
+	// own. They face only a mutant of the verification code (see
+	// [mutantCampaign.verification]), which those runs build under
+	// ([mutant.EnvOverlay]): such a mutant is killed when the mutated
+	// verifier stops reporting a bug it must report.
+	knownBad bool
 	// timeout is go test's -timeout: 0 means 3 minutes, 6 when slow.
 	// The kernel model suites get longer: their length is set by their
 	// execution caps, not by a hang (the explorer reports a deadlock or a
@@ -53,6 +61,9 @@ func mutantVerifiers() []mutantVerifier {
 		{name: "explore models", tags: explore, pkgs: []string{"./explore"}, args: []string{"-run", "^TestKernelModels$"}, timeout: 10 * time.Minute},
 		{name: "explore models rc11", tags: explore, pkgs: []string{"./explore"}, args: []string{"-run", "^TestKernelModelsRC11$"}, timeout: 10 * time.Minute},
 		{name: "tests", args: []string{"-skip", "^TestKnownBad"}},
+		{name: "known-bad proptest", knownBad: true, pkgs: []string{"./proptest"}, args: []string{"-run", "^TestKnownBad"}},
+		{name: "known-bad linearizability", knownBad: true, tags: explore, pkgs: []string{"./linearizability"}, args: []string{"-run", "^TestKnownBad"}},
+		{name: "known-bad explore", knownBad: true, tags: explore, pkgs: []string{"./explore"}, args: []string{"-run", "^TestKnownBad"}, timeout: 10 * time.Minute},
 		// The mutated package's stress and concurrency tests under the
 		// race detector, three times: a write or read the explorer cannot
 		// see (it switches threads only at synchronizing operations)
@@ -73,10 +84,14 @@ const mutantsDoc = `usage: vsched mutants [-run regexp] [-fast] [-all] [-markdow
 mutants substitutes each seeded bug of ` + mutant.PatchDir + ` for the
 real file (go build -overlay) and runs the verifiers, which must all pass
 without it, until one fails: first the one its patch names in an Expect:
-line (its Test: alone first, unless -all), then the others cheapest
-first; GOMAXPROCS mutants at once. It prints which verifier killed each
-mutant, and exits 1 if a mutant survived (unless its patch says it is
-equivalent), was killed but not as its patch expects, or does not build.
+line (its Test: alone first, unless -all), then the others cheapest first;
+GOMAXPROCS mutants at once. A mutant of the verification code (the
+specification, the property tests, the explorer, the linearizability
+checker) also faces the verifiers' known-bad tests, whose runs build it
+under each of their seeded bugs of the library. It prints which verifier
+killed each mutant, and exits 1 if a mutant survived (unless its patch
+says it is equivalent), was killed but not as its patch expects, or does
+not build.
 `
 
 // mutantOutcome is what the campaign found for one mutant.
@@ -219,9 +234,26 @@ type mutantCampaign struct {
 	// deps maps a verifier's name to the packages its tests import, directly
 	// or not: one whose tests do not import the mutated package is not run.
 	deps map[string]map[string]bool
+	// library holds the files of the library, which a program that imports
+	// package kernel builds, and built the files that each build (by its
+	// tags) compiles: paths relative to root, with slashes.
+	library map[string]bool
+	built   map[string]map[string]bool
 }
 
 func (mc *mutantCampaign) findDeps(ctx context.Context) error {
+	var err error
+	if mc.library, err = mc.goFiles(ctx, "", "-deps", "./kernel"); err != nil {
+		return err
+	}
+	mc.built = map[string]map[string]bool{}
+	for _, v := range mutantVerifiers() {
+		if mc.built[v.tags] == nil {
+			if mc.built[v.tags], err = mc.goFiles(ctx, v.tags, "./..."); err != nil {
+				return err
+			}
+		}
+	}
 	mc.deps = map[string]map[string]bool{}
 	for _, v := range mutantVerifiers() {
 		if v.pkgs == nil {
@@ -239,8 +271,43 @@ func (mc *mutantCampaign) findDeps(ctx context.Context) error {
 	return nil
 }
 
+// goFiles returns the Go files of the module's packages that go list
+// gives for args in the build of tags, relative to the module root.
+func (mc *mutantCampaign) goFiles(ctx context.Context, tags string, args ...string) (map[string]bool, error) {
+	out, err := goCommand(ctx, mc.root, nil, append([]string{"list", "-tags", tags, "-f", "{{.Dir}}{{range .GoFiles}}\t{{.}}{{end}}"}, args...)...).Output()
+	if err != nil {
+		return nil, fmt.Errorf("go list %s: %v", strings.Join(args, " "), err)
+	}
+	files := map[string]bool{}
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Split(l, "\t")
+		dir, err := filepath.Rel(mc.root, f[0])
+		if err != nil || !filepath.IsLocal(dir) && dir != "." {
+			continue // outside the module
+		}
+		for _, name := range f[1:] {
+			files[path.Join(filepath.ToSlash(dir), name)] = true
+		}
+	}
+	return files, nil
+}
+
 func (mc *mutantCampaign) relevant(v mutantVerifier, m mutant.Mutant) bool {
+	if v.knownBad && !(mc.verification(m) && slices.ContainsFunc(m.Files, func(f string) bool { return mc.built[v.tags][f] })) {
+		return false
+	}
 	return !(v.slow && mc.fast) && (v.pkgs == nil || mc.deps[v.name][path.Join(modulePath, m.Pkg())])
+}
+
+// verification reports whether m changes only code that verifies the
+// library and is no part of it: the specification, the property tests,
+// the explorer, the linearizability checker, and the library's files of
+// the explorer's build only. The known-bad tests face such a mutant and
+// no other. They would report a mutant of the library in another way: a
+// known-bad run builds its seeded bug over it, and two bugs at once fail
+// as neither alone does.
+func (mc *mutantCampaign) verification(m mutant.Mutant) bool {
+	return !slices.ContainsFunc(m.Files, func(f string) bool { return mc.library[f] })
 }
 
 // baseline runs every verifier that some mutant will face on the unmutated
@@ -439,6 +506,9 @@ func (mc *mutantCampaign) goTest(ctx context.Context, v mutantVerifier, own []st
 	// A rapid fail file (written into the source tree), a failing history's
 	// picture and the shortest counterexample are the mutant's, not news.
 	env := append([]string{"RAPID_NOFAILFILE=true", "RAPID_SHRINKTIME=1s", campaign.EnvArtifacts + "=" + mc.tmp}, v.env...)
+	if v.knownBad && overlay != "" {
+		env = append(env, mutant.EnvOverlay+"="+overlay)
+	}
 	if mc.verbose {
 		mc.prog.line("$ " + commandLine(env, args))
 	}

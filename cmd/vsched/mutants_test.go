@@ -15,15 +15,18 @@ import (
 	"github.com/vsched/vsched/internal/mutant"
 )
 
-// standInMutantsModule writes a module with a package p, whose test checks
-// Add, a package proptest whose test calls Add and passes whatever it
-// returns, the packages of the other verifiers, which do not import p, and
-// seven patches: one the test kills, one it cannot see, one that
-// says why it is equivalent, one that does not compile, one the test kills
-// although its patch expects proptest to, one whose patch expects a
-// verifier that does not test p, and one whose patch names a test that
-// passes with it (the tests of p kill it then). The module has vsched's path, which the
-// campaign uses to tell which verifiers test the mutated package.
+// standInMutantsModule writes a module with a package p, part of the
+// library (package kernel imports it), whose test checks Add, a package
+// proptest whose test calls Add and passes whatever it returns, and whose
+// Check of an add function its known-bad test shows to reject a bad one,
+// the packages of the other verifiers, which do not import p, and eight
+// patches: one the test kills, one it cannot see, one that says why it is
+// equivalent, one that does not compile, one the test kills although its
+// patch expects proptest to, one whose patch expects a verifier that does
+// not test p, one whose patch names a test that passes with it (the tests
+// of p kill it then), and one of Check, which only the known-bad test
+// sees. The module has vsched's path, which the campaign uses to tell
+// which verifiers test the mutated package.
 func standInMutantsModule(t *testing.T) string {
 	t.Helper()
 	root := t.TempDir()
@@ -31,8 +34,12 @@ func standInMutantsModule(t *testing.T) string {
 		"go.mod": "module " + modulePath + "\n\ngo 1.25\n",
 		"proptest/proptest_test.go": "package proptest\n\nimport (\n\t\"testing\"\n\n\t\"" + modulePath + "/p\"\n)\n\n" +
 			"func TestAddReturns(t *testing.T) { _ = p.Add(2, 3) }\n",
-		"p/p.go":      "package p\n\n// Add adds.\nfunc Add(a, b int) int {\n\treturn a + b\n}\n\n// Unused is never called.\nfunc Unused() int {\n\treturn 1\n}\n",
-		"p/p_test.go": "package p\n\nimport \"testing\"\n\nfunc TestAddAdds(t *testing.T) {\n\tif Add(2, 3) != 5 {\n\t\tt.Fatal(\"Add(2, 3) != 5\")\n\t}\n}\n",
+		"p/p.go":            "package p\n\n// Add adds.\nfunc Add(a, b int) int {\n\treturn a + b\n}\n\n// Unused is never called.\nfunc Unused() int {\n\treturn 1\n}\n",
+		"p/p_test.go":       "package p\n\nimport \"testing\"\n\nfunc TestAddAdds(t *testing.T) {\n\tif Add(2, 3) != 5 {\n\t\tt.Fatal(\"Add(2, 3) != 5\")\n\t}\n}\n",
+		"kernel/kernel.go":  "package kernel\n\nimport \"" + modulePath + "/p\"\n\nvar _ = p.Add\n",
+		"proptest/check.go": "package proptest\n\n// Check reports whether add adds.\nfunc Check(add func(a, b int) int) bool {\n\treturn add(2, 3) == 5\n}\n",
+		"proptest/knownbad_test.go": "package proptest\n\nimport \"testing\"\n\nfunc TestKnownBadAddIsReported(t *testing.T) {\n" +
+			"\tif Check(func(a, b int) int { return a - b }) {\n\t\tt.Fatal(\"Check passed a subtraction\")\n\t}\n}\n",
 	}
 	patch := func(name, header, old, new string) string {
 		return name + ": " + header + "\n\n--- a/p/p.go\n+++ b/p/p.go\n@@ -4,3 +4,3 @@\n" + old + new
@@ -46,6 +53,8 @@ func standInMutantsModule(t *testing.T) string {
 	files[mutant.PatchDir+"/unused-changed.patch"] = "unused-changed: changes what nothing calls.\n\n--- a/p/p.go\n+++ b/p/p.go\n" + unusedHunk
 	files[mutant.PatchDir+"/unused-equivalent.patch"] = "unused-equivalent: changes what nothing calls.\n\nEquivalent: nothing calls Unused.\n\n--- a/p/p.go\n+++ b/p/p.go\n" + unusedHunk
 	files[mutant.PatchDir+"/does-not-compile.patch"] = patch("does-not-compile", "is not Go.", addHunk, "+\treturn a +\n }\n")
+	files[mutant.PatchDir+"/check-passes-all.patch"] = "check-passes-all: passes every function.\n\n--- a/proptest/check.go\n+++ b/proptest/check.go\n" +
+		"@@ -4,3 +4,3 @@\n func Check(add func(a, b int) int) bool {\n-\treturn add(2, 3) == 5\n+\treturn add(2, 3) == add(2, 3)\n }\n"
 	// The other verifiers' packages, whose tests do not import p.
 	for _, pkg := range []string{"fuzz", "explore", "netpoll", "runq", "linearizability"} {
 		files[pkg+"/x_test.go"] = "package " + pkg + "\n\nimport \"testing\"\n\nfunc TestNothing(t *testing.T) {}\n"
@@ -82,8 +91,9 @@ func TestMutantsTableSaysWhatKilledEachMutantAndFailsOnASurvivor(t *testing.T) {
 		`add-multiplies\s+p\s+BROKEN\s+tests \(fast\)\s+\S+\s+its patch expects proptest, which did not kill it; TestAddAdds`,
 		`add-divides\s+p\s+BROKEN\s+-\s+-\s+its patch expects explore slots, which does not test package p`,
 		`add-negates\s+p\s+killed\s+tests \(fast\)\s+\S+\s+TestAddAdds\n`,
-		`baseline: 3 verifiers pass on the unmutated code: proptest, tests, race`,
-		`mutants: FAIL \(7 mutants: 2 killed, `,
+		`check-passes-all\s+proptest\s+killed\s+known-bad proptest \(fast\)\s+\S+\s+TestKnownBadAddIsReported`,
+		`baseline: 4 verifiers pass on the unmutated code: proptest, tests, known-bad proptest, race`,
+		`mutants: FAIL \(8 mutants: 3 killed, `,
 	} {
 		if !regexp.MustCompile(row).MatchString(out) {
 			t.Errorf("output lacks a row matching %q:\n%s", row, out)
@@ -112,6 +122,10 @@ func TestMutantsTableSaysWhatKilledEachMutantAndFailsOnASurvivor(t *testing.T) {
 		named := strings.Contains(onMutant, "-run '^TestAddAdds$' ./p")
 		if !strings.Contains(onMutant, "./p") || strings.Contains(onMutant, "./proptest") != all || named == all {
 			t.Errorf("%q: want a go test of ./p, of TestAddAdds alone unless -all, and of ./proptest only with -all:\n%s", args, stdout.String())
+		}
+		// A mutant of the library never faces the known-bad tests.
+		if strings.Contains(onMutant, "-run '^TestKnownBad'") || strings.Contains(onMutant, mutant.EnvOverlay) {
+			t.Errorf("%q: the known-bad tests ran on a mutant of the library:\n%s", args, stdout.String())
 		}
 	}
 
@@ -150,7 +164,7 @@ func TestMutantsCountNoKillsWhenAVerifierFailsOnTheUnmutatedCode(t *testing.T) {
 	if code != exitFail {
 		t.Fatalf("exit %d, want %d:\n%s\n%s", code, exitFail, out, stderr.String())
 	}
-	for _, want := range []string{"baseline: FAIL: proptest fail on the unmutated code", "=== proptest fails on the unmutated code: TestAlwaysFails",
+	for _, want := range []string{"baseline: FAIL: proptest, tests fail on the unmutated code", "=== proptest fails on the unmutated code: TestAlwaysFails",
 		"broken without any mutant", "mutants: FAIL (no kills counted"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)

@@ -119,3 +119,57 @@ func TestWriteOverlayReplacesTheFileAndLeavesTheModuleAlone(t *testing.T) {
 		t.Errorf("the module's f.go changed:\n%s", src)
 	}
 }
+
+// A known-bad test of a mutated verifier builds its own mutant over the
+// verifier's: the overlay keeps the verifier's files and applies the
+// mutant to the verifier's version of a file both change.
+func TestOverlayOverAVerifiersMutantKeepsBothBugs(t *testing.T) {
+	m, err := Parse("two-hunks", []byte(sample))
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, outer, dir := t.TempDir(), t.TempDir(), t.TempDir()
+	orig := "func f() {\n\ta := 1\n\tb := 2\n\tc := 4\n\t_ = c\n\t_ = b\n\t_ = a\n\tx := a\n\treturn\n}\n"
+	for _, f := range []string{"f.go", "v.go"} {
+		if err := os.WriteFile(filepath.Join(root, f), []byte(orig), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The verifier's bug: v.go, and a line of f.go that the mutant's
+	// hunks do not expect.
+	write := func(name, s string) string {
+		p := filepath.Join(outer, name)
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	under := map[string]string{
+		filepath.Join(root, "v.go"): write("v.go", "package verifier bug\n"),
+		filepath.Join(root, "f.go"): write("f.go", strings.Replace(orig, "_ = c", "_ = c + 1", 1)),
+	}
+	path, err := m.writeOverlay(root, dir, under)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := readOverlay(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got[filepath.Join(root, "v.go")] != under[filepath.Join(root, "v.go")] {
+		t.Errorf("overlay %v drops the verifier's v.go", got)
+	}
+	mutated, err := os.ReadFile(got[filepath.Join(root, "f.go")])
+	if err != nil || !strings.Contains(string(mutated), "_ = c + 1") || !strings.Contains(string(mutated), "b := 3") || !strings.Contains(string(mutated), "y := b") {
+		t.Fatalf("overlay %v replaces f.go with %q (%v), want both bugs", got, mutated, err)
+	}
+	// A verifier's bug on a line the mutant expects leaves no place for
+	// the mutant.
+	under[filepath.Join(root, "f.go")] = write("f.go", strings.Replace(orig, "b := 2", "b := 5", 1))
+	if _, err := m.writeOverlay(root, t.TempDir(), under); err == nil || !strings.Contains(err.Error(), "no longer applies") {
+		t.Errorf("applied over a change to its own lines: %v", err)
+	}
+	if got, err := readOverlay(""); got != nil || err != nil {
+		t.Errorf("readOverlay(\"\") = %v, %v; want none", got, err)
+	}
+}
