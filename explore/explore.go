@@ -138,7 +138,7 @@ func Check(t testing.TB, model func()) Result {
 func (c Config) Check(t testing.TB, model func()) Result {
 	t.Helper()
 	before := takeCensus()
-	res, err := Run(c, model)
+	res, err := search(c, model)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,6 +156,10 @@ func (c Config) Check(t testing.TB, model func()) Result {
 	}
 	return res
 }
+
+// search is the exploration that Check makes: Run, or what a test of
+// Check puts in its place.
+var search = Run
 
 // Cleanup registers fn to run once the current execution of the model is
 // over, however it ended, after all of its threads have exited: the

@@ -404,6 +404,22 @@ func timedSleep(seen map[string]bool, wake bool) func() {
 	}
 }
 
+// In a model, Now and Until read the clock that timeouts move, as Nanotime
+// does: a deadline set 5 ms ahead has passed once a sleep of 5 ms has
+// ended by its timeout.
+func TestLitmusNowAndUntilReadTheClockThatTimeoutsMove(t *testing.T) {
+	seen := map[string]bool{}
+	explore.Config{Timeouts: 1}.Check(t, func() {
+		var n xsync.Note
+		deadline := xsync.Now().Add(5 * time.Millisecond)
+		woken := n.SleepFor(5 * time.Millisecond) // nobody wakes it
+		seen[fmt.Sprintf("woken=%v passed=%v", woken, xsync.Until(deadline) <= 0)] = true
+	})
+	if want := map[string]bool{"woken=false passed=true": true}; !maps.Equal(seen, want) {
+		t.Fatalf("outcomes %v, want %v", seen, want)
+	}
+}
+
 func TestLitmusTimeoutsEndATimedSleepAndMoveTheClock(t *testing.T) {
 	seen := map[string]bool{}
 	explore.Config{Timeouts: 1}.Check(t, timedSleep(seen, true))
@@ -543,6 +559,64 @@ func TestCheckReportsLeaksAndSaysCapped(t *testing.T) {
 	res := explore.Config{MaxPreemptions: explore.Unbounded, MaxExecutions: 2}.Check(rt, manySchedules)
 	if len(rt.failures) != 0 || res.Capped != "executions" || !strings.HasPrefix(explore.Summary(res), "CAPPED") {
 		t.Fatalf("a search capped as asked: failures %q, %s", rt.failures, explore.Summary(res))
+	}
+}
+
+// A model whose first execution opens a descriptor that no execution
+// closes leaves one open over the whole exploration: Check must report
+// that one too.
+func TestCheckReportsOneDescriptorLeftOpen(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("descriptors are counted from /proc/self/fd")
+	}
+	var f *os.File
+	t.Cleanup(func() {
+		if f != nil {
+			f.Close()
+		}
+	})
+	rt := &recordingT{TB: t}
+	explore.Config{MaxPreemptions: 1}.Check(rt, func() {
+		if f == nil {
+			var err error
+			if f, err = os.Open(os.DevNull); err != nil {
+				panic(err)
+			}
+		}
+		lostUpdateFixed()
+	})
+	if len(rt.failures) != 1 || !strings.Contains(rt.failures[0], "1 open descriptors (") {
+		t.Fatalf("a model that leaves one descriptor open was reported as %q", rt.failures)
+	}
+}
+
+// Check must fail a test whose exploration found a deadlock, not only one
+// that found a panic: a lost wakeup ends in a deadlock, not a panic.
+func TestCheckFailsOnADeadlock(t *testing.T) {
+	rt := &recordingT{TB: t}
+	explore.Config{MaxPreemptions: 1}.Check(rt, func() {
+		var n xsync.Note
+		n.Sleep() // no thread wakes it
+	})
+	if len(rt.failures) != 1 || !strings.Contains(rt.failures[0], "deadlock") {
+		t.Fatalf("a model that sleeps for ever was reported as %q", rt.failures)
+	}
+}
+
+// Check must fail a search that stopped at the default cap, which its
+// caller did not ask for: the test stands for the complete search. The
+// result is a real search's, capped at 2 executions and marked as the
+// default cap's (10,000,000 executions take too long for a test).
+func TestCheckFailsASearchStoppedAtTheDefaultCap(t *testing.T) {
+	explore.StubSearch(t, func(_ explore.Config, model func()) (explore.Result, error) {
+		res, err := explore.Run(explore.Config{MaxPreemptions: explore.Unbounded, MaxExecutions: 2}, model)
+		res.DefaultCap = res.Capped == "executions"
+		return res, err
+	})
+	rt := &recordingT{TB: t}
+	explore.Check(rt, manySchedules)
+	if len(rt.failures) != 1 || !strings.Contains(rt.failures[0], "stopped at the default cap") {
+		t.Fatalf("a search stopped at the default cap was reported as %q", rt.failures)
 	}
 }
 
