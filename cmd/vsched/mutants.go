@@ -33,8 +33,8 @@ type mutantVerifier struct {
 	env  []string
 	slow bool // runs on real cores for a fixed time or explores a large bound; -fast leaves it out
 	// knownBad marks the known-bad tests of a verifier: they check that
-	// it reports seeded bugs of the library, each in a go test of its
-	// own. They face only a mutant of the verification code (see
+	// it reports seeded bugs (of the library, and for the explorer's
+	// reduction of the explorer), each in a go test of its own. They face only a mutant of the verification code (see
 	// [mutantCampaign.verification]), which those runs build under
 	// ([mutant.EnvOverlay]): such a mutant is killed when the mutated
 	// verifier stops reporting a bug it must report.
@@ -88,7 +88,7 @@ line (its Test: alone first, unless -all), then the others cheapest first;
 GOMAXPROCS mutants at once. A mutant of the verification code (the
 specification, the property tests, the explorer, the linearizability
 checker) also faces the verifiers' known-bad tests, whose runs build it
-under each of their seeded bugs of the library. It prints which verifier
+under each of their own seeded bugs. It prints which verifier
 killed each mutant, and exits 1 if a mutant survived (unless its patch
 says it is equivalent), was killed but not as its patch expects, or does
 not build.
