@@ -34,17 +34,23 @@ type mutantVerifier struct {
 	slow bool // runs on real cores for a fixed time or explores a large bound; -fast leaves it out
 	// knownBad marks the known-bad tests of a verifier: they check that
 	// it reports seeded bugs (of the library, and for the explorer's
-	// reduction of the explorer), each in a go test of its own. They face only a mutant of the verification code (see
+	// reduction of the explorer), each in a go test of its own. They
+	// face only a mutant of the verification code (see
 	// [mutantCampaign.verification]), which those runs build under
 	// ([mutant.EnvOverlay]): such a mutant is killed when the mutated
-	// verifier stops reporting a bug it must report.
+	// verifier stops reporting a bug it must report. Their runs wait for
+	// each other on a machine-wide lock, so a timeout of theirs says
+	// nothing about the mutant: it is no kill, and the mutant's verdict
+	// is BROKEN unless another verifier kills it.
 	knownBad bool
 	// timeout is go test's -timeout: 0 means 3 minutes, 6 when slow.
 	// The kernel model suites get longer: their length is set by their
 	// execution caps, not by a hang (the explorer reports a deadlock or a
 	// livelock itself), and the RC11 suite alone takes about two minutes
 	// on 2 cores, so that on a loaded machine 3 minutes would kill an
-	// unmodified or an equivalent run.
+	// unmodified or an equivalent run. The known-bad suites get room for
+	// every seeded bug's run to go its whole length when the mutated
+	// verifier reports none, and for waiting on another mutant's.
 	timeout time.Duration
 }
 
@@ -61,9 +67,9 @@ func mutantVerifiers() []mutantVerifier {
 		{name: "explore models", tags: explore, pkgs: []string{"./explore"}, args: []string{"-run", "^TestKernelModels$"}, timeout: 10 * time.Minute},
 		{name: "explore models rc11", tags: explore, pkgs: []string{"./explore"}, args: []string{"-run", "^TestKernelModelsRC11$"}, timeout: 10 * time.Minute},
 		{name: "tests", args: []string{"-skip", "^TestKnownBad"}},
-		{name: "known-bad proptest", knownBad: true, pkgs: []string{"./proptest"}, args: []string{"-run", "^TestKnownBad"}},
-		{name: "known-bad linearizability", knownBad: true, tags: explore, pkgs: []string{"./linearizability"}, args: []string{"-run", "^TestKnownBad"}},
-		{name: "known-bad explore", knownBad: true, tags: explore, pkgs: []string{"./explore"}, args: []string{"-run", "^TestKnownBad"}, timeout: 10 * time.Minute},
+		{name: "known-bad proptest", knownBad: true, pkgs: []string{"./proptest"}, args: []string{"-run", "^TestKnownBad"}, timeout: 10 * time.Minute},
+		{name: "known-bad linearizability", knownBad: true, tags: explore, pkgs: []string{"./linearizability"}, args: []string{"-run", "^TestKnownBad"}, timeout: 10 * time.Minute},
+		{name: "known-bad explore", knownBad: true, tags: explore, pkgs: []string{"./explore"}, args: []string{"-run", "^TestKnownBad"}, timeout: 20 * time.Minute},
 		// The mutated package's stress and concurrency tests under the
 		// race detector, three times: a write or read the explorer cannot
 		// see (it switches threads only at synchronizing operations)
@@ -96,12 +102,13 @@ not build.
 
 // mutantOutcome is what the campaign found for one mutant.
 type mutantOutcome struct {
-	m       mutant.Mutant
-	verdict string // killed, SURVIVED, equivalent, BROKEN, skipped, interrupted
-	killers []string
-	killIn  time.Duration // the first killing verifier's run
-	detail  string        // the failing test, or why the mutant is broken or skipped
-	dur     time.Duration // the mutant's whole run
+	m         mutant.Mutant
+	verdict   string // killed, SURVIVED, equivalent, BROKEN, skipped, interrupted
+	killers   []string
+	noVerdict []string      // known-bad verifiers that timed out
+	killIn    time.Duration // the first killing verifier's run
+	detail    string        // the failing test, or why the mutant is broken or skipped
+	dur       time.Duration // the mutant's whole run
 }
 
 // result is o's line in the campaign's progress.
@@ -138,6 +145,11 @@ func runMutants(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return complain(stderr, exitUsage, "vsched mutants: invalid -run: %v", err)
 	}
 	root, err := moduleRoot(ctx)
+	if err == nil {
+		// The go command names files by their real paths, in go list's
+		// output and in the overlays it reads: so must the campaign.
+		root, err = filepath.EvalSymlinks(root)
+	}
 	var mutants []mutant.Mutant
 	if err == nil {
 		mutants, err = loadMutants(root)
@@ -235,21 +247,24 @@ type mutantCampaign struct {
 	// or not: one whose tests do not import the mutated package is not run.
 	deps map[string]map[string]bool
 	// library holds the files of the library, which a program that imports
-	// package kernel builds, and built the files that each build (by its
-	// tags) compiles: paths relative to root, with slashes.
+	// package kernel builds, and built the files, test files too, that each
+	// build (by its tags) compiles: paths relative to root, with slashes.
 	library map[string]bool
 	built   map[string]map[string]bool
 }
 
 func (mc *mutantCampaign) findDeps(ctx context.Context) error {
 	var err error
-	if mc.library, err = mc.goFiles(ctx, "", "-deps", "./kernel"); err != nil {
+	if mc.library, err = mc.goFiles(ctx, "", false, "-deps", "./kernel"); err != nil {
 		return err
+	}
+	if len(mc.library) == 0 {
+		return fmt.Errorf("go list -deps ./kernel names no file under %s", mc.root)
 	}
 	mc.built = map[string]map[string]bool{}
 	for _, v := range mutantVerifiers() {
 		if mc.built[v.tags] == nil {
-			if mc.built[v.tags], err = mc.goFiles(ctx, v.tags, "./..."); err != nil {
+			if mc.built[v.tags], err = mc.goFiles(ctx, v.tags, true, "./..."); err != nil {
 				return err
 			}
 		}
@@ -271,10 +286,15 @@ func (mc *mutantCampaign) findDeps(ctx context.Context) error {
 	return nil
 }
 
-// goFiles returns the Go files of the module's packages that go list
-// gives for args in the build of tags, relative to the module root.
-func (mc *mutantCampaign) goFiles(ctx context.Context, tags string, args ...string) (map[string]bool, error) {
-	out, err := goCommand(ctx, mc.root, nil, append([]string{"list", "-tags", tags, "-f", "{{.Dir}}{{range .GoFiles}}\t{{.}}{{end}}"}, args...)...).Output()
+// goFiles returns the Go files (with tests, their test files too) of the
+// module's packages that go list gives for args in the build of tags,
+// relative to the module root.
+func (mc *mutantCampaign) goFiles(ctx context.Context, tags string, tests bool, args ...string) (map[string]bool, error) {
+	format := "{{.Dir}}{{range .GoFiles}}\t{{.}}{{end}}"
+	if tests {
+		format += "{{range .TestGoFiles}}\t{{.}}{{end}}{{range .XTestGoFiles}}\t{{.}}{{end}}"
+	}
+	out, err := goCommand(ctx, mc.root, nil, append([]string{"list", "-tags", tags, "-f", format}, args...)...).Output()
 	if err != nil {
 		return nil, fmt.Errorf("go list %s: %v", strings.Join(args, " "), err)
 	}
@@ -302,7 +322,7 @@ func (mc *mutantCampaign) relevant(v mutantVerifier, m mutant.Mutant) bool {
 // verification reports whether m changes only code that verifies the
 // library and is no part of it: the specification, the property tests,
 // the explorer, the linearizability checker, and the library's files of
-// the explorer's build only. The known-bad tests face such a mutant and
+// other builds (the explorer's, the race detector's). The known-bad tests face such a mutant and
 // no other. They would report a mutant of the library in another way: a
 // known-bad run builds its seeded bug over it, and two bugs at once fail
 // as neither alone does.
@@ -393,6 +413,8 @@ func (mc *mutantCampaign) runMutant(ctx context.Context, m mutant.Mutant) (o mut
 		o.verdict, o.detail = "BROKEN", "its patch expects "+m.Expect+", which did not kill it; "+o.detail
 	case len(o.killers) > 0:
 		o.verdict = "killed"
+	case len(o.noVerdict) > 0:
+		o.verdict, o.detail = "BROKEN", "no verdict: "+strings.Join(o.noVerdict, ", ")+" timed out, which is no kill"
 	case m.Equivalent != "" && mc.fast:
 		o.verdict, o.detail = "equivalent", "built; -fast runs no verifier on it. "+m.Equivalent
 	case m.Equivalent != "":
@@ -467,6 +489,9 @@ func (mc *mutantCampaign) killers(ctx context.Context, o *mutantOutcome, overlay
 			mc.prog.line(out)
 			return
 		}
+		if how == timedOut {
+			o.noVerdict = append(o.noVerdict, v.name)
+		}
 		if !killed {
 			continue
 		}
@@ -485,8 +510,10 @@ func (mc *mutantCampaign) killers(ctx context.Context, o *mutantOutcome, overlay
 
 // goTest runs v with the overlay (none for unmodified code), own being the
 // packages of a verifier that tests the mutated package itself, and reports
-// whether v failed (a hang too; slow verifiers get longer), how (the first
-// failed test, a panic, or BROKEN if it did not build), and v's output.
+// whether v failed (a hang too, except a known-bad suite's, which is
+// reported as not failed, how being timedOut; slow verifiers get longer),
+// how (the first failed test, a panic, or BROKEN if it did not build), and
+// v's output.
 func (mc *mutantCampaign) goTest(ctx context.Context, v mutantVerifier, own []string, overlay string) (failed bool, how, out string) {
 	timeout := v.timeout
 	if timeout == 0 {
@@ -522,9 +549,19 @@ func (mc *mutantCampaign) goTest(ctx context.Context, v mutantVerifier, own []st
 		return false, "", out // passed, or a package of the explorer build only: not this verifier's
 	case strings.Contains(out, "[build failed]"), strings.Contains(out, "[setup failed]"):
 		return false, "BROKEN", out
+	case v.knownBad && testTimeout.MatchString(out):
+		return false, timedOut, out
 	}
 	return true, killSymptom(out), out
 }
+
+// timedOut is how goTest reports a known-bad suite that ran out of time.
+const timedOut = "timed out"
+
+// testTimeout matches go test's report of its own -timeout. A nested run's
+// report, quoted in a known-bad test's failure, is indented and does not
+// match: that run holds the machine lock, so its timeout is the mutant's.
+var testTimeout = regexp.MustCompile(`(?m)^panic: test timed out after`)
 
 // killSymptom picks the line of a failed go test run that says what failed:
 // the first failed subtest (the most specific name), else the first failed

@@ -146,6 +146,20 @@ func TestMutantsTableSaysWhatKilledEachMutantAndFailsOnASurvivor(t *testing.T) {
 	if !strings.Contains(stdout.String(), "| `add-subtracts` | p | subtracts. | killed | tests (fast) |") {
 		t.Errorf("-markdown table:\n%s", stdout.String())
 	}
+
+	// The module reached through a symbolic link: go list names its real
+	// directories, and the mutant of Check is still known to be one of
+	// the verification code.
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(root, link); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(rootEnv, link)
+	stdout.Reset()
+	if code := runMutants(context.Background(), []string{"-run", "^check-passes-all$"}, &stdout, &stderr); code != exitPass ||
+		!regexp.MustCompile(`check-passes-all\s+proptest\s+killed\s+known-bad proptest`).MatchString(stdout.String()) {
+		t.Errorf("through a symbolic link: exit %d, want check-passes-all killed by known-bad proptest:\n%s", code, stdout.String())
+	}
 }
 
 func TestMutantsCountNoKillsWhenAVerifierFailsOnTheUnmutatedCode(t *testing.T) {
@@ -182,6 +196,17 @@ func TestMutantsRejectsBadFlagsAndAFilterThatMatchesNothing(t *testing.T) {
 		if code := runMutants(context.Background(), args, &stdout, &stderr); code != exitUsage {
 			t.Errorf("mutants %q: exit %d, want %d; stderr:\n%s", args, code, exitUsage, stderr.String())
 		}
+	}
+}
+
+// A known-bad suite's own timeout is told from a nested run's, which a
+// failure it reports quotes, indented.
+func TestTestTimeoutIsTheRunsOwn(t *testing.T) {
+	own := "=== RUN   TestKnownBadKernelsAreReported\npanic: test timed out after 10m0s\n\trunning tests:\n"
+	nested := "--- FAIL: TestKnownBadKernelsAreReported/x (300.1s)\n    mutant.go:90: explore failed on mutant x without printing \"VSCHED_REPLAY=\":\n        panic: test timed out after 5m0s\nFAIL\n"
+	if !testTimeout.MatchString(own) || testTimeout.MatchString(nested) {
+		t.Errorf("testTimeout matches the run's own timeout: %v (want true); a quoted nested one: %v (want false)",
+			testTimeout.MatchString(own), testTimeout.MatchString(nested))
 	}
 }
 

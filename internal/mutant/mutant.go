@@ -14,6 +14,7 @@ import (
 	"maps"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -51,8 +52,12 @@ type Verifier struct {
 // GOROOT/bin first. It returns the verifier's output.
 //
 // When [EnvOverlay] names the overlay of a mutated verifier, Report builds
-// m over it; it skips t when m applies to the module but not over that
-// overlay (both change the same lines).
+// m over it. It skips t when m changes a package that overlay changes too:
+// m's package is then the code under test, and a failure or a pass of two
+// bugs in it says nothing about the verifier. (The explorer is both: the
+// verifier of the kernel's seeded bugs and the code under test of its own,
+// the reduction's.) A verifier whose check lives in the package it checks
+// cannot be tested this way.
 //
 // Mutant runs take a machine-wide lock and so run one at a time, across
 // packages too; the mutant is built before the lock is taken.
@@ -66,14 +71,13 @@ func Report(t TB, m Mutant, v Verifier) string {
 	if err != nil {
 		t.Fatalf("%s: %v", EnvOverlay, err)
 	}
-	overlay, err := m.writeOverlay(root, t.TempDir(), under)
-	if err != nil && under != nil {
-		if _, alone := m.Apply(root); alone == nil {
-			// Two seeded bugs in one place: the pair says nothing about
-			// the verifier.
-			t.Skipf("mutant %s does not apply over the mutated verifier of %s: %v", m.Name, EnvOverlay, err)
+	if pkg, ok := sharedPackage(root, m, under); ok {
+		if _, err := m.Apply(root); err != nil {
+			t.Fatalf("%v", err)
 		}
+		t.Skipf("mutant %s and the mutated verifier of %s both change %s: two seeded bugs in the code under test say nothing about its verifier", m.Name, EnvOverlay, pkg)
 	}
+	overlay, err := m.writeOverlay(root, t.TempDir(), under)
 	if err != nil {
 		t.Fatalf("%v", err)
 	}
@@ -160,17 +164,32 @@ func readOverlay(path string) (map[string]string, error) {
 	return o.Replace, nil
 }
 
-// writeOverlay is WriteOverlay over the replacements of another overlay,
-// under: m's files are read from under's replacement where it has one, and
-// the overlay written replaces under's other files too.
-func (m Mutant) writeOverlay(root, dir string, under map[string]string) (string, error) {
-	mutated, err := m.apply(func(f string) ([]byte, error) {
-		p := filepath.Join(root, filepath.FromSlash(f))
-		if r, ok := under[p]; ok {
-			p = r
+// sharedPackage returns a directory, relative to root, holding a file that
+// m changes and a file that the overlay's replacements under change.
+func sharedPackage(root string, m Mutant, under map[string]string) (string, bool) {
+	for p := range under {
+		dir, err := filepath.Rel(root, filepath.Dir(p))
+		if err != nil {
+			continue
 		}
-		return os.ReadFile(p)
-	})
+		for _, f := range m.Files {
+			if path.Dir(f) == filepath.ToSlash(dir) {
+				return path.Dir(f), true
+			}
+		}
+	}
+	return "", false
+}
+
+// writeOverlay is WriteOverlay over the replacements of another overlay,
+// under, which it keeps: m may change no file that under replaces.
+func (m Mutant) writeOverlay(root, dir string, under map[string]string) (string, error) {
+	for _, f := range m.Files {
+		if _, ok := under[filepath.Join(root, filepath.FromSlash(f))]; ok {
+			return "", fmt.Errorf("mutant %s changes %s, which the overlay it is built over replaces", m.Name, f)
+		}
+	}
+	mutated, err := m.Apply(root)
 	if err != nil {
 		return "", err
 	}

@@ -229,15 +229,9 @@ func parseHunkHeader(l string) (hunk, error) {
 // longer applies is an error naming the hunk, so that the mutant is updated
 // with the code rather than silently skipped.
 func (m Mutant) Apply(root string) (map[string][]byte, error) {
-	return m.apply(func(f string) ([]byte, error) { return os.ReadFile(filepath.Join(root, filepath.FromSlash(f))) })
-}
-
-// apply is Apply, reading each file (a path relative to the module root)
-// with read.
-func (m Mutant) apply(read func(file string) ([]byte, error)) (map[string][]byte, error) {
 	out := map[string][]byte{}
 	for _, fp := range m.files {
-		src, err := read(fp.file)
+		src, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(fp.file)))
 		if err != nil {
 			return nil, fmt.Errorf("mutant %s: %w", m.Name, err)
 		}

@@ -72,3 +72,23 @@ func TestReportBuildsUnderTheOverlayOfAMutatedVerifier(t *testing.T) {
 		t.Fatalf("under the mutated property, Report: %q; want that it did not report the mutant", failed)
 	}
 }
+
+// A seeded bug of the package that a mutated verifier changes is no test
+// of that verifier: the explorer's own seeded bugs (its reduction's) are
+// skipped under a mutant of the explorer, before anything is built.
+func TestReportSkipsASeededBugOfTheMutatedVerifiersPackage(t *testing.T) {
+	root, err := ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	outer, err := Named("stores-commute").WriteOverlay(root, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(EnvOverlay, outer)
+	v := Verifier{Name: "reduction", Pkg: "./explore", Run: "^TestNothing$", Tags: "vsched_explore"}
+	failed := report(t, Named("dpor-no-lock-race"), v)
+	if !strings.HasPrefix(failed, "skipped: ") || !strings.Contains(failed, "both change internal/explorer") {
+		t.Fatalf("Report of an explorer bug under an explorer mutant: %q; want it skipped", failed)
+	}
+}
