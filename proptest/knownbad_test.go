@@ -61,6 +61,10 @@ var knownBadQueues = []struct {
 	{mutant.Named("get-runnext-no-inherit"), []mutant.Verifier{byProptest}},
 	{mutant.Named("put-rewinds-empty-ring"), []mutant.Verifier{byMonotonicProptest}},
 	{mutant.Named("global-putbatch-len-unpublished"), []mutant.Verifier{byGlobalLenProptest}},
+	// Only an owner Put during a thief's pause, with runnext kicked into
+	// the ring, shows this one; a committed fuzz seed reaches it every
+	// time, rapid's 100 random cases in about 9 runs of 10.
+	{mutant.Named("grab-runnext-cas-gives-up"), []mutant.Verifier{byFuzzSeeds}},
 }
 
 // byKernelProptest is the single-M conformance test of the kernel against
@@ -100,6 +104,10 @@ func TestKnownBadKernelsAreReported(t *testing.T) {
 		{mutant.Named("spinning-bound-inverted"), byKernelStealPasses},
 		{mutant.Named("runnext-every-pass"), byKernelStealPasses},
 		{mutant.Named("limit-slot-never-taken"), byGroupProptest},
+		// Only the exact comparison of the error a continuation
+		// receives shows this one: the continuation gets an error
+		// whenever it should, but another value.
+		{mutant.Named("join-err-wrapped"), byGroupProptest},
 	} {
 		t.Run(c.m.Name, func(t *testing.T) {
 			t.Parallel()
