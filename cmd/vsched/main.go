@@ -206,11 +206,17 @@ func moduleRoot(ctx context.Context) (string, error) {
 }
 
 // goCommand is a go command run in dir with env added to the environment,
-// whose cancellation interrupts go test and the test binary it runs.
+// whose cancellation interrupts go test and the test binary it runs. Its
+// PWD is dir: the go command takes its working directory from PWD when
+// that names the same directory, so an inherited PWD through a symbolic
+// link would make it name files by other paths than dir's.
 func goCommand(ctx context.Context, dir string, env []string, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
+	if dir != "" {
+		cmd.Env = append(cmd.Env, "PWD="+dir)
+	}
 	stopOnCancel(cmd)
 	return cmd
 }

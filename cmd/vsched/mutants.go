@@ -146,8 +146,9 @@ func runMutants(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	}
 	root, err := moduleRoot(ctx)
 	if err == nil {
-		// The go command names files by their real paths, in go list's
-		// output and in the overlays it reads: so must the campaign.
+		// One name for every file: the campaign's go commands run in the
+		// real directory (see goCommand), and the overlays and go list's
+		// output name files by it.
 		root, err = filepath.EvalSymlinks(root)
 	}
 	var mutants []mutant.Mutant
@@ -322,10 +323,11 @@ func (mc *mutantCampaign) relevant(v mutantVerifier, m mutant.Mutant) bool {
 // verification reports whether m changes only code that verifies the
 // library and is no part of it: the specification, the property tests,
 // the explorer, the linearizability checker, and the library's files of
-// other builds (the explorer's, the race detector's). The known-bad tests face such a mutant and
-// no other. They would report a mutant of the library in another way: a
-// known-bad run builds its seeded bug over it, and two bugs at once fail
-// as neither alone does.
+// other builds (the explorer's, the race detector's; no known-bad suite
+// builds a file of the race build alone). The known-bad tests face such a
+// mutant and no other. They would report a mutant of the library in
+// another way: a known-bad run builds its seeded bug over it, and two bugs
+// at once fail as neither alone does.
 func (mc *mutantCampaign) verification(m mutant.Mutant) bool {
 	return !slices.ContainsFunc(m.Files, func(f string) bool { return mc.library[f] })
 }
@@ -543,6 +545,9 @@ func (mc *mutantCampaign) goTest(ctx context.Context, v mutantVerifier, own []st
 	var buf bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &buf, &buf
 	err := runCommand(ctx, cmd)
+	// A test binary that timed out leaves the go tests it started running
+	// (a known-bad test's nested runs), without the lock they took.
+	killLeftovers(cmd)
 	out = buf.String()
 	switch {
 	case err == nil, strings.Contains(out, "build constraints exclude all Go files"):
@@ -560,7 +565,10 @@ const timedOut = "timed out"
 
 // testTimeout matches go test's report of its own -timeout. A nested run's
 // report, quoted in a known-bad test's failure, is indented and does not
-// match: that run holds the machine lock, so its timeout is the mutant's.
+// match: that run holds the machine lock, so no other nested run competes
+// with it, and its 5 minutes are several times the longest nested run's
+// length, so its timeout is the mutant's. A mutant whose nested runs all
+// hang may still leave no verdict, once they outlast the suite's timeout.
 var testTimeout = regexp.MustCompile(`(?m)^panic: test timed out after`)
 
 // killSymptom picks the line of a failed go test run that says what failed:

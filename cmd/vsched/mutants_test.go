@@ -147,18 +147,38 @@ func TestMutantsTableSaysWhatKilledEachMutantAndFailsOnASurvivor(t *testing.T) {
 		t.Errorf("-markdown table:\n%s", stdout.String())
 	}
 
-	// The module reached through a symbolic link: go list names its real
-	// directories, and the mutant of Check is still known to be one of
-	// the verification code.
+	// The module reached through a symbolic link, which PWD names as a
+	// shell started there would: the mutant of Check is still known to
+	// be one of the verification code, and killed.
 	link := filepath.Join(t.TempDir(), "link")
 	if err := os.Symlink(root, link); err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv(rootEnv, link)
+	t.Setenv("PWD", link)
 	stdout.Reset()
 	if code := runMutants(context.Background(), []string{"-run", "^check-passes-all$"}, &stdout, &stderr); code != exitPass ||
 		!regexp.MustCompile(`check-passes-all\s+proptest\s+killed\s+known-bad proptest`).MatchString(stdout.String()) {
 		t.Errorf("through a symbolic link: exit %d, want check-passes-all killed by known-bad proptest:\n%s", code, stdout.String())
+	}
+}
+
+// The library is what package kernel builds; the verifiers' builds hold
+// test files too, which the known-bad tests build.
+func TestTheLibraryAndTheBuildsAreTheFilesGoListNames(t *testing.T) {
+	mc := &mutantCampaign{root: standInMutantsModule(t)}
+	if err := mc.findDeps(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for f, want := range map[string]bool{"p/p.go": true, "kernel/kernel.go": true, "p/p_test.go": false, "proptest/check.go": false} {
+		if mc.library[f] != want {
+			t.Errorf("library[%s] = %v, want %v (library %v)", f, mc.library[f], want, mc.library)
+		}
+	}
+	for _, f := range []string{"p/p.go", "proptest/check.go", "proptest/knownbad_test.go", "p/p_test.go"} {
+		if !mc.built[""][f] {
+			t.Errorf("the default build lacks %s: %v", f, mc.built[""])
+		}
 	}
 }
 

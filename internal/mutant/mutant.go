@@ -64,6 +64,11 @@ type Verifier struct {
 func Report(t TB, m Mutant, v Verifier) string {
 	t.Helper()
 	root, err := ModuleRoot()
+	if err == nil {
+		// One name for every file, the one a campaign's overlay uses:
+		// the go commands below run in the real directory, PWD too.
+		root, err = filepath.EvalSymlinks(root)
+	}
 	if err != nil {
 		t.Fatalf("%v", err)
 	}
@@ -83,6 +88,7 @@ func Report(t TB, m Mutant, v Verifier) string {
 	}
 	build := exec.Command("go", buildArgs(overlay, v)...)
 	build.Dir = root
+	build.Env = append(os.Environ(), "PWD="+root)
 	if out, err := build.CombinedOutput(); err != nil {
 		if bytes.Contains(out, []byte("exec format error")) {
 			// This test runs emulated (go test -exec qemu-aarch64): the
@@ -104,7 +110,7 @@ func Report(t TB, m Mutant, v Verifier) string {
 	cmd.Dir = root
 	// A failing rapid check would write a fail file into the source tree;
 	// the mutant's failure is expected.
-	cmd.Env = append(append(os.Environ(), "RAPID_NOFAILFILE=true"), v.Env...)
+	cmd.Env = append(append(os.Environ(), "RAPID_NOFAILFILE=true", "PWD="+root), v.Env...)
 	out, err := cmd.CombinedOutput()
 	text := string(out)
 	if strings.Contains(text, "[build failed]") || strings.Contains(text, "[setup failed]") {
@@ -142,9 +148,9 @@ func (m Mutant) WriteOverlay(root, dir string) (string, error) {
 // EnvOverlay names the overlay file of a seeded bug in a verifier, for
 // [Report] to build under: a campaign sets it when it runs the known-bad
 // tests of a mutated verifier, so that each of their runs checks the
-// mutated verifier rather than the module's. Report applies its own mutant
-// over the files that overlay replaces and keeps the rest of its
-// replacements.
+// mutated verifier rather than the module's. Report keeps that overlay's
+// replacements and adds its own mutant's, which must be of other packages
+// (it skips a mutant of a package the overlay changes).
 const EnvOverlay = "VSCHED_MUTANT_OVERLAY"
 
 // readOverlay returns the replacements of the overlay file at path (go
