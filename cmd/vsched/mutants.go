@@ -197,6 +197,9 @@ func runMutants(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	mc.prog.close()
 	writeKillTable(stdout, outcomes, *markdown)
 	fmt.Fprintln(stdout, baseLine)
+	if l := mc.lateBaselineLine(); l != "" {
+		fmt.Fprintln(stdout, l)
+	}
 	fmt.Fprintln(stdout, killVerdictLine(outcomes, time.Since(start)))
 	switch {
 	case ctx.Err() != nil:
@@ -252,6 +255,59 @@ type mutantCampaign struct {
 	// build (by its tags) compiles: paths relative to root, with slashes.
 	library map[string]bool
 	built   map[string]map[string]bool
+	// late holds the baselines of the known-bad suites, each run when a
+	// mutant first reaches its suite (see lateBaseline).
+	late sync.Map // verifier name -> *lateBaseline
+}
+
+// lateBaseline is a known-bad suite's run on the unmutated code, made
+// once, when the first mutant that no other verifier killed reaches that
+// suite: most campaigns kill every mutant before, and the explorer's
+// suite alone takes about four minutes. No kill of the suite counts
+// before its baseline has passed.
+type lateBaseline struct {
+	once sync.Once
+	how  string // how it failed, with its output; "" if it passed
+	dur  time.Duration
+}
+
+// lateBaselineOf returns v's baseline, running it the first time.
+func (mc *mutantCampaign) lateBaselineOf(ctx context.Context, v mutantVerifier) *lateBaseline {
+	b, _ := mc.late.LoadOrStore(v.name, &lateBaseline{})
+	lb := b.(*lateBaseline)
+	lb.once.Do(func() {
+		start := time.Now()
+		killed, how, out := mc.goTest(ctx, v, nil, "")
+		switch {
+		case ctx.Err() != nil:
+			lb.how = "interrupted"
+		case killed || how != "":
+			lb.how = how
+			mc.prog.line("=== " + v.name + " fails on the unmutated code: " + how + "\n    " + strings.ReplaceAll(strings.TrimRight(out, "\n"), "\n", "\n    "))
+		}
+		lb.dur = time.Since(start)
+	})
+	return lb
+}
+
+// lateBaselineLine says which known-bad suites ran on the unmutated code,
+// and how long each took, or "" if none did.
+func (mc *mutantCampaign) lateBaselineLine() string {
+	var parts []string
+	for _, v := range mutantVerifiers() {
+		if b, ok := mc.late.Load(v.name); ok {
+			lb := b.(*lateBaseline)
+			verdict := "passes"
+			if lb.how != "" {
+				verdict = "FAILS"
+			}
+			parts = append(parts, fmt.Sprintf("%s %s (%s)", v.name, verdict, formatDuration(lb.dur)))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "baseline of the known-bad suites, each run when a mutant first reached it: " + strings.Join(parts, ", ")
 }
 
 func (mc *mutantCampaign) findDeps(ctx context.Context) error {
@@ -333,10 +389,11 @@ func (mc *mutantCampaign) verification(m mutant.Mutant) bool {
 }
 
 // baseline runs every verifier that some mutant will face on the unmutated
-// code; one that tests the mutated package itself runs on each package the
-// mutants touch, alone (a package of the explorer build only would make go
-// test refuse the others). It returns the names of those that passed, and
-// the symptom and output of those that failed.
+// code but the known-bad suites (see [lateBaseline]); one that tests the
+// mutated package itself runs on each package the mutants touch, alone (a
+// package of the explorer build only would make go test refuse the
+// others). It returns the names of those that passed, and the symptom and
+// output of those that failed.
 func (mc *mutantCampaign) baseline(ctx context.Context, mutants []mutant.Mutant) (passed []string, failed map[string]string) {
 	start := time.Now()
 	mc.prog.begin("baseline")
@@ -348,7 +405,7 @@ func (mc *mutantCampaign) baseline(ctx context.Context, mutants []mutant.Mutant)
 		}
 	}
 	vs := slices.DeleteFunc(mutantVerifiers(), func(v mutantVerifier) bool {
-		return !slices.ContainsFunc(mutants, func(m mutant.Mutant) bool { return mc.relevant(v, m) })
+		return v.knownBad || !slices.ContainsFunc(mutants, func(m mutant.Mutant) bool { return mc.relevant(v, m) })
 	})
 	inOrder(ctx, len(vs), runtime.GOMAXPROCS(0), func(i int) (how string) { // how vs[i] fails, or ""
 		runs := [][]string{vs[i].pkgs}
@@ -480,6 +537,14 @@ func (mc *mutantCampaign) killers(ctx context.Context, o *mutantOutcome, overlay
 	for _, v := range vs {
 		if ctx.Err() != nil || !mc.relevant(v, o.m) {
 			continue
+		}
+		if v.knownBad {
+			if lb := mc.lateBaselineOf(ctx, v); ctx.Err() != nil {
+				return
+			} else if lb.how != "" {
+				o.verdict, o.detail = "BROKEN", v.name+" fails on the unmutated code, so it cannot kill: "+lb.how
+				return
+			}
 		}
 		start := time.Now()
 		killed, how, out := mc.goTest(ctx, v, []string{"./" + o.m.Pkg()}, overlay)

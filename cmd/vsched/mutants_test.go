@@ -92,7 +92,8 @@ func TestMutantsTableSaysWhatKilledEachMutantAndFailsOnASurvivor(t *testing.T) {
 		`add-divides\s+p\s+BROKEN\s+-\s+-\s+its patch expects explore slots, which does not test package p`,
 		`add-negates\s+p\s+killed\s+tests \(fast\)\s+\S+\s+TestAddAdds\n`,
 		`check-passes-all\s+proptest\s+killed\s+known-bad proptest \(fast\)\s+\S+\s+TestKnownBadAddIsReported`,
-		`baseline: 4 verifiers pass on the unmutated code: proptest, tests, known-bad proptest, race`,
+		`baseline: 3 verifiers pass on the unmutated code: proptest, tests, race`,
+		`baseline of the known-bad suites, each run when a mutant first reached it: known-bad proptest passes`,
 		`mutants: FAIL \(8 mutants: 3 killed, `,
 	} {
 		if !regexp.MustCompile(row).MatchString(out) {
@@ -206,6 +207,33 @@ func TestMutantsCountNoKillsWhenAVerifierFailsOnTheUnmutatedCode(t *testing.T) {
 	}
 	if strings.Contains(out, "=== add-subtracts") || strings.Contains(out, "killed") {
 		t.Errorf("a mutant ran after the baseline failed:\n%s", out)
+	}
+}
+
+// A known-bad suite runs on the unmutated code when a mutant first
+// reaches it; failing there, it kills nothing, and the mutant is broken.
+func TestMutantsCountNoKillOfAKnownBadSuiteThatFailsOnTheUnmutatedCode(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go test on a stand-in module")
+	}
+	root := standInMutantsModule(t)
+	broken := "package proptest\n\nimport \"testing\"\n\nfunc TestKnownBadAlwaysFails(t *testing.T) { t.Fatal(\"broken without any mutant\") }\n"
+	if err := os.WriteFile(filepath.Join(root, "proptest", "broken_test.go"), []byte(broken), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(rootEnv, root)
+	var stdout, stderr bytes.Buffer
+	code := runMutants(context.Background(), []string{"-run", "^check-passes-all$"}, &stdout, &stderr)
+	out := stdout.String()
+	if code != exitFail {
+		t.Fatalf("exit %d, want %d:\n%s\n%s", code, exitFail, out, stderr.String())
+	}
+	for _, want := range []string{`=== known-bad proptest fails on the unmutated code: TestKnownBadAlwaysFails`, `broken without any mutant`,
+		`check-passes-all\s+proptest\s+BROKEN\s+-\s+-\s+known-bad proptest fails on the unmutated code, so it cannot kill: TestKnownBadAlwaysFails`,
+		`baseline of the known-bad suites, each run when a mutant first reached it: known-bad proptest FAILS`} {
+		if !regexp.MustCompile(want).MatchString(out) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
 	}
 }
 
