@@ -3,6 +3,7 @@ package linearizability
 import (
 	"errors"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -112,6 +113,37 @@ func TestStealTakesAtMostHalfOfTheRingAtItsLinearizationPoint(t *testing.T) {
 		ops := append(puts, op(1, 3, 4, Input{Op: Grab}, Output{Items: tc.took}))
 		if res := check(t, 1, ops); res != tc.want {
 			t.Errorf("grab of %v from [1 2 3]: got %v, want %v", tc.took, res, tc.want)
+		}
+	}
+}
+
+// A steal from a ring that holds items at every moment of its interval
+// takes some: giving up (after a lost race, say) must retry.
+func TestStealOfANonEmptyRingTakesSomething(t *testing.T) {
+	for _, o := range []Op{Grab, StealInto} {
+		ops := []porcupine.Operation{
+			op(0, 1, 2, Input{Op: Put, P: 0, Items: []int{1}}, Output{}),
+			op(0, 3, 4, Input{Op: Put, P: 0, Items: []int{2}}, Output{}),
+			op(1, 5, 6, Input{Op: o, P: 0, Dst: 1}, Output{}),
+			op(0, 7, 8, Input{Op: Drain, P: 0}, Output{Items: []int{1, 2}}),
+		}
+		if res := check(t, 2, ops); res != porcupine.Illegal {
+			t.Errorf("%v that took nothing from [1 2]: got %v, want Illegal", o, res)
+		}
+	}
+}
+
+// PutBatch keeps every item that fits: what it hands back is decided by
+// the room in the ring, and an empty ring of 4 has room for 3.
+func TestPutBatchKeepsEveryItemThatFits(t *testing.T) {
+	for _, rest := range [][]int{{3}, {1, 2, 3}} {
+		kept := []int{1, 2, 3}[:3-len(rest)]
+		ops := []porcupine.Operation{
+			op(0, 1, 2, Input{Op: PutBatch, P: 0, Items: []int{1, 2, 3}}, Output{Items: rest}),
+			op(0, 3, 4, Input{Op: Drain, P: 0}, Output{Items: kept}),
+		}
+		if res := check(t, 1, ops); res != porcupine.Illegal {
+			t.Errorf("PutBatch of [1 2 3] into an empty ring handing back %v: got %v, want Illegal", rest, res)
 		}
 	}
 }
@@ -239,6 +271,21 @@ func TestFailureIsShrunkToAQuiescentPrefixAndVisualized(t *testing.T) {
 	text, err := os.ReadFile(strings.TrimSuffix(f.HTML, ".html") + ".txt")
 	if err != nil || strings.Count(string(text), "\n") != 10 {
 		t.Fatalf("history text: %q, %v", text, err)
+	}
+}
+
+// A cut is quiescent only once every earlier operation has returned, the
+// longest too, not only the one called last.
+func TestQuiescentCutsWaitForEveryEarlierOperation(t *testing.T) {
+	get := Input{Op: Get}
+	ops := []porcupine.Operation{
+		op(0, 1, 10, get, Output{}), // runs across the next two
+		op(1, 2, 3, get, Output{}),
+		op(1, 4, 5, get, Output{}),
+		op(1, 11, 12, get, Output{}),
+	}
+	if got, want := quiescentCuts(ops), []int{3, 4}; !slices.Equal(got, want) {
+		t.Fatalf("quiescentCuts = %v, want %v", got, want)
 	}
 }
 

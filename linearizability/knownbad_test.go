@@ -40,6 +40,9 @@ var knownBad = []mutant.Mutant{
 	mutant.Named("grab-load-store-not-cas"),
 	mutant.Named("tail-before-slot"),
 	mutant.Named("empty-single-tail-read"),
+	// Only counters that wrap past 2^32 show this one, which the stress
+	// reaches by starting empty queues just below it now and then.
+	mutant.Named("grab-signed-length"),
 }
 
 func TestKnownBadQueuesAreReported(t *testing.T) {
