@@ -271,8 +271,11 @@ type lateBaseline struct {
 	dur  time.Duration
 }
 
-// lateBaselineOf returns v's baseline, running it the first time.
+// lateBaselineOf returns the baseline of the verifier named v.name,
+// running it the first time: its whole suite, also when v is narrowed to
+// a patch's named test.
 func (mc *mutantCampaign) lateBaselineOf(ctx context.Context, v mutantVerifier) *lateBaseline {
+	v, _ = verifierNamed(v.name)
 	b, _ := mc.late.LoadOrStore(v.name, &lateBaseline{})
 	lb := b.(*lateBaseline)
 	lb.once.Do(func() {

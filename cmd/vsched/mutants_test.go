@@ -221,6 +221,17 @@ func TestMutantsCountNoKillOfAKnownBadSuiteThatFailsOnTheUnmutatedCode(t *testin
 	if err := os.WriteFile(filepath.Join(root, "proptest", "broken_test.go"), []byte(broken), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// The patch names the one test that kills it: the baseline still runs
+	// the whole suite.
+	patch := filepath.Join(root, filepath.FromSlash(mutant.PatchDir), "check-passes-all.patch")
+	text, err := os.ReadFile(patch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text = bytes.Replace(text, []byte("\n\n"), []byte("\n\nExpect: known-bad proptest\nTest: TestKnownBadAddIsReported\n\n"), 1)
+	if err := os.WriteFile(patch, text, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	t.Setenv(rootEnv, root)
 	var stdout, stderr bytes.Buffer
 	code := runMutants(context.Background(), []string{"-run", "^check-passes-all$"}, &stdout, &stderr)
