@@ -267,7 +267,7 @@ type mutantCampaign struct {
 // before its baseline has passed.
 type lateBaseline struct {
 	once sync.Once
-	how  string // how it failed, with its output; "" if it passed
+	how  string // how it failed (its output is printed once); "" if it passed
 	dur  time.Duration
 }
 

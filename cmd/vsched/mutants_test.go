@@ -183,15 +183,22 @@ func TestTheLibraryAndTheBuildsAreTheFilesGoListNames(t *testing.T) {
 	}
 }
 
+// addFailingTest adds to the stand-in module's proptest package a test
+// named name that fails on the unmutated code.
+func addFailingTest(t *testing.T, root, name string) {
+	t.Helper()
+	broken := "package proptest\n\nimport \"testing\"\n\nfunc " + name + "(t *testing.T) { t.Fatal(\"broken without any mutant\") }\n"
+	if err := os.WriteFile(filepath.Join(root, "proptest", "broken_test.go"), []byte(broken), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestMutantsCountNoKillsWhenAVerifierFailsOnTheUnmutatedCode(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go test on a stand-in module")
 	}
 	root := standInMutantsModule(t)
-	broken := "package proptest\n\nimport \"testing\"\n\nfunc TestAlwaysFails(t *testing.T) { t.Fatal(\"broken without any mutant\") }\n"
-	if err := os.WriteFile(filepath.Join(root, "proptest", "broken_test.go"), []byte(broken), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	addFailingTest(t, root, "TestAlwaysFails")
 	t.Setenv(rootEnv, root)
 	var stdout, stderr bytes.Buffer
 	code := runMutants(context.Background(), nil, &stdout, &stderr)
@@ -217,10 +224,7 @@ func TestMutantsCountNoKillOfAKnownBadSuiteThatFailsOnTheUnmutatedCode(t *testin
 		t.Skip("runs go test on a stand-in module")
 	}
 	root := standInMutantsModule(t)
-	broken := "package proptest\n\nimport \"testing\"\n\nfunc TestKnownBadAlwaysFails(t *testing.T) { t.Fatal(\"broken without any mutant\") }\n"
-	if err := os.WriteFile(filepath.Join(root, "proptest", "broken_test.go"), []byte(broken), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	addFailingTest(t, root, "TestKnownBadAlwaysFails")
 	// The patch names the one test that kills it: the baseline still runs
 	// the whole suite.
 	patch := filepath.Join(root, filepath.FromSlash(mutant.PatchDir), "check-passes-all.patch")
