@@ -198,7 +198,7 @@ func (k *Kernel) spawnGroupTask(mp *m, t groupTask) bool {
 		pp := mp.p
 		gp := k.gfget(pp)
 		gp.fn = runGroupTask
-		gp.extra().setGroupTask(t)
+		gp.setGroupTask(t)
 		k.stampReady(gp)
 		k.runqput(pp, gp, true)
 		pp.c.spawned++
@@ -212,7 +212,7 @@ func (k *Kernel) spawnGroupTask(mp *m, t groupTask) bool {
 	}
 	gp := k.gfgetLocked()
 	gp.fn = runGroupTask
-	gp.extra().setGroupTask(t)
+	gp.setGroupTask(t)
 	k.globrunqputLocked(gp)
 	k.remote++
 	k.lock.Unlock()
@@ -261,8 +261,10 @@ func runGroupTask(c *Ctx) {
 		pp.c.spawned++
 		pp.beginRun()
 		gp.retireWaker()
-		gp.x.err = nil
-		gp.x.setGroupTask(groupTask{grp: j.grp, then: j.then, jerr: jerr, counted: j.counted})
+		if x := gp.x; x != nil {
+			x.err = nil
+		}
+		gp.setGroupTask(groupTask{grp: j.grp, then: j.then, jerr: jerr, counted: j.counted})
 	}
 }
 
@@ -272,7 +274,7 @@ func runGroupTask(c *Ctx) {
 // instead of spawning the continuation.
 func runGroupTaskOnce(c *Ctx, direct bool) (joinReq, error, bool) {
 	gp := c.g
-	x := gp.x
+	x := gp.gt
 	grp := x.grp
 	finished := false
 	if grp != nil {
@@ -539,7 +541,7 @@ func (c *Ctx) Join(g *Group, then func(*Ctx, error)) {
 		panic("kernel: Ctx.Join on a group of another kernel")
 	}
 	j := joinReq{then: then}
-	if x := c.g.x; x != nil && x.groupTask != nil && x.grp != nil && x.grp != g {
+	if x := c.g.gt; x != nil && x.grp != nil && x.grp != g {
 		j.grp = x.grp
 		if j.grp.pending.Add(1)&pendingLimited != 0 {
 			j.counted = true

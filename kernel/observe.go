@@ -153,8 +153,10 @@ func WithHistograms() Option {
 
 // stampReady records when gp became runnable, unless it already was.
 func (k *Kernel) stampReady(gp *g) {
-	if k.histograms && gp.readyAt == 0 {
-		gp.readyAt = nanotime()
+	if k.histograms {
+		if x := gp.extra(); x.readyAt == 0 {
+			x.readyAt = nanotime()
+		}
 	}
 }
 
@@ -175,9 +177,9 @@ func (k *Kernel) runObserved(mp *m, gp *g) {
 	var start int64
 	if pp := mp.p; pp.h != nil {
 		start = nanotime()
-		if gp.readyAt != 0 {
-			pp.h.sched[bucketOf(start-gp.readyAt)]++
-			gp.readyAt = 0
+		if x := gp.x; x != nil && x.readyAt != 0 {
+			pp.h.sched[bucketOf(start-x.readyAt)]++
+			x.readyAt = 0
 		}
 	}
 	if gp.kind != nil {

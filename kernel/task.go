@@ -15,19 +15,22 @@ type g struct {
 	// The record fits one 64-byte cache line (TestTaskRecordFitsACacheLine):
 	// a task spawned on one P and run on another moves one line between
 	// their caches, not two. What only some tasks use lives behind a
-	// pointer (io).
+	// pointer (gt, x).
 	fn   func(*Ctx)
 	ctx  Ctx
 	kind *Kind // for the stall hook, the tracer and the profiler; nil for none
-	// readyAt is when the task last became runnable, with WithHistograms;
-	// 0 while it runs or waits.
-	readyAt int64
+	// gt is the record's group task, made the first time the record
+	// holds one and kept with it. It has a pointer of its own, not a
+	// place in x: a group task's run reads it at once, one hop from the
+	// record, and a task waiting on I/O does not carry it.
+	gt *groupTask
 	// waker is the task's Waker, made at its first Park and kept until it
 	// dies; a dead task's Waker is never reused.
 	waker *Waker
-	// x is the task's rarer state, its descriptor wait and its group,
-	// made the first time the record needs it and kept with the record
-	// (most tasks never wait on I/O or belong to a group).
+	// x is the task's rarer state, its descriptor wait and, with
+	// WithHistograms, when it became runnable, made the first time the
+	// record needs it and kept with the record (most tasks never wait
+	// on I/O).
 	x *gext
 	// The requests of the current run, read when fn returns.
 	yield   bool
@@ -41,11 +44,9 @@ type gext struct {
 	// kept with the record: no slot holds it while the record is free.
 	pw  *pollproto.Waiter
 	err error // Ctx.WaitErr in this run
-
-	// The record's group task, made the first time the record holds
-	// one and kept with it: behind a pointer, so that a task waiting on
-	// I/O carries 64 bytes of rarer state, not 112.
-	*groupTask
+	// readyAt is when the task last became runnable, with WithHistograms;
+	// 0 while it runs or waits.
+	readyAt int64
 }
 
 // groupTask is what the record of a group task or a Join continuation
@@ -67,9 +68,11 @@ type groupTask struct {
 // that change: a record comes from the free list with them zero and goes
 // back with them zero, and a copy of the whole struct costs a bulk write
 // barrier while the garbage collector runs.
-func (x *gext) setGroupTask(t groupTask) {
-	if x.groupTask == nil {
-		x.groupTask = &groupTask{}
+func (gp *g) setGroupTask(t groupTask) {
+	x := gp.gt
+	if x == nil {
+		x = &groupTask{}
+		gp.gt = x
 	}
 	if x.grp != t.grp {
 		x.grp = t.grp
@@ -450,9 +453,12 @@ func (gp *g) retireWaker() {
 func (k *Kernel) gdead(pp *p, gp *g) {
 	pp.c.finished++
 	gp.retireWaker()
-	gp.fn, gp.kind, gp.readyAt = nil, nil, 0
-	if x := gp.x; x != nil && x.groupTask != nil && (x.grp != nil || x.then != nil) {
-		x.setGroupTask(groupTask{})
+	gp.fn, gp.kind = nil, nil
+	if k.histograms && gp.x != nil {
+		gp.x.readyAt = 0
+	}
+	if x := gp.gt; x != nil && (x.grp != nil || x.then != nil) {
+		gp.setGroupTask(groupTask{})
 	}
 	k.gfput(pp, gp)
 }
