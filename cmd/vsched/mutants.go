@@ -91,7 +91,8 @@ mutants substitutes each seeded bug of ` + mutant.PatchDir + ` for the
 real file (go build -overlay) and runs the verifiers, which must all pass
 without it, until one fails: first the one its patch names in an Expect:
 line (its Test: alone first, unless -all), then the others cheapest first;
-GOMAXPROCS mutants at once. A mutant of the verification code (the
+a patch without Expect: of a package outside the library faces that
+package's own tests first. GOMAXPROCS mutants at once. A mutant of the verification code (the
 specification, the property tests, the explorer, the linearizability
 checker) also faces the verifiers' known-bad tests, whose runs build it
 under each of their own seeded bugs. It prints which verifier
@@ -233,13 +234,33 @@ func verifierNamed(name string) (mutantVerifier, bool) {
 // verifierOrder is the order in which m faces the verifiers: the one its
 // patch expects to kill it first (which spares the campaign the cheaper
 // verifiers that pass, most of its time), then the others cheapest first.
-func verifierOrder(m mutant.Mutant) []mutantVerifier {
+// A patch that expects none (a blind review's) whose package is no part of
+// the library (ownFirst: the checker, the explorer, the specification)
+// faces that package's own tests first: they are its nearest check and
+// take seconds, where the explorer's suites, which import the checker and
+// the specification, take minutes.
+func verifierOrder(m mutant.Mutant, ownFirst bool) []mutantVerifier {
 	vs := mutantVerifiers()
-	if i := slices.IndexFunc(vs, func(v mutantVerifier) bool { return v.name == m.Expect }); i > 0 {
+	first := m.Expect
+	if first == "" && ownFirst {
+		first = "tests"
+	}
+	if i := slices.IndexFunc(vs, func(v mutantVerifier) bool { return v.name == first }); i > 0 {
 		expected := vs[i]
 		vs = append([]mutantVerifier{expected}, slices.Delete(vs, i, i+1)...)
 	}
 	return vs
+}
+
+// libraryPkg reports whether dir, relative to the root, holds a file of
+// the library.
+func (mc *mutantCampaign) libraryPkg(dir string) bool {
+	for f := range mc.library {
+		if path.Dir(f) == dir {
+			return true
+		}
+	}
+	return false
 }
 
 // mutantCampaign runs the suite against the mutants.
@@ -532,7 +553,7 @@ func inOrder[T any](ctx context.Context, n, jobs int, run func(i int) T, begin f
 // killers runs the verifiers against the mutant in order until one kills
 // it (every one with -all), recording them in o; first a patch's Test alone.
 func (mc *mutantCampaign) killers(ctx context.Context, o *mutantOutcome, overlay string) {
-	vs := verifierOrder(o.m)
+	vs := verifierOrder(o.m, !mc.libraryPkg(o.m.Pkg()))
 	if o.m.Test != "" && !mc.all { // vs[0] is Expect's verifier
 		vs = slices.Insert(vs, 0, vs[0])
 		vs[0].args = append(slices.Clip(vs[0].args), "-run", o.m.TestPattern())

@@ -181,6 +181,11 @@ func TestTheLibraryAndTheBuildsAreTheFilesGoListNames(t *testing.T) {
 			t.Errorf("the default build lacks %s: %v", f, mc.built[""])
 		}
 	}
+	for dir, want := range map[string]bool{"p": true, "kernel": true, "proptest": false} {
+		if got := mc.libraryPkg(dir); got != want {
+			t.Errorf("libraryPkg(%s) = %v, want %v", dir, got, want)
+		}
+	}
 }
 
 // addFailingTest adds to the stand-in module's proptest package a test
@@ -297,15 +302,22 @@ func TestTheExpectedVerifierRunsFirstAndTheRestCheapestFirst(t *testing.T) {
 		return out
 	}
 	all := names(mutantVerifiers())
-	if got := names(verifierOrder(mutant.Mutant{})); !slices.Equal(got, all) {
+	if got := names(verifierOrder(mutant.Mutant{}, false)); !slices.Equal(got, all) {
 		t.Errorf("without Expect: %q, want the suite's order %q", got, all)
 	}
-	for _, want := range all {
-		got := names(verifierOrder(mutant.Mutant{Expect: want}))
-		rest := slices.DeleteFunc(slices.Clone(all), func(n string) bool { return n == want })
-		if got[0] != want || !slices.Equal(got[1:], rest) {
-			t.Errorf("Expect: %s gives %q, want %s first, then %q", want, got, want, rest)
+	for _, ownFirst := range []bool{false, true} {
+		for _, want := range all {
+			got := names(verifierOrder(mutant.Mutant{Expect: want}, ownFirst))
+			rest := slices.DeleteFunc(slices.Clone(all), func(n string) bool { return n == want })
+			if got[0] != want || !slices.Equal(got[1:], rest) {
+				t.Errorf("Expect: %s (ownFirst %v) gives %q, want %s first, then %q", want, ownFirst, got, want, rest)
+			}
 		}
+	}
+	got := names(verifierOrder(mutant.Mutant{}, true))
+	rest := slices.DeleteFunc(slices.Clone(all), func(n string) bool { return n == "tests" })
+	if got[0] != "tests" || !slices.Equal(got[1:], rest) {
+		t.Errorf("without Expect, outside the library: %q, want tests first, then %q", got, rest)
 	}
 }
 
