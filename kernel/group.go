@@ -274,8 +274,7 @@ func runGroupTask(c *Ctx) {
 // instead of spawning the continuation.
 func runGroupTaskOnce(c *Ctx, direct bool) (joinReq, error, bool) {
 	gp := c.g
-	x := gp.gt
-	grp := x.grp
+	grp := gp.grp
 	finished := false
 	if grp != nil {
 		defer func() {
@@ -291,14 +290,14 @@ func runGroupTaskOnce(c *Ctx, direct bool) (joinReq, error, bool) {
 			if v != nil {
 				grp.setErr(&PanicError{Value: v, Stack: debug.Stack()})
 			}
-			grp.finishOne(c.m, x.counted)
+			grp.finishOne(c.m, gp.counted)
 		}()
 	}
 	var err error
-	if x.then != nil {
-		x.then(c, x.jerr)
+	if gp.gfn != nil {
+		err = gp.gfn(c)
 	} else {
-		err = x.gfn(c)
+		gp.x.then(c, gp.x.jerr)
 	}
 	finished = true
 	if grp == nil {
@@ -314,7 +313,7 @@ func runGroupTaskOnce(c *Ctx, direct bool) (joinReq, error, bool) {
 	// Close drops it, as it drops what any run spawns then.
 	k := c.m.k
 	direct = direct && !k.histograms && !trace.IsEnabled() && k.state.Load() != stateStopped
-	return grp.finish(c.m, x.counted, direct)
+	return grp.finish(c.m, gp.counted, direct)
 }
 
 // errLocked returns g's first error. Called with mu held.
@@ -541,8 +540,8 @@ func (c *Ctx) Join(g *Group, then func(*Ctx, error)) {
 		panic("kernel: Ctx.Join on a group of another kernel")
 	}
 	j := joinReq{then: then}
-	if x := c.g.gt; x != nil && x.grp != nil && x.grp != g {
-		j.grp = x.grp
+	if gp := c.g; gp.grp != nil && gp.grp != g {
+		j.grp = gp.grp
 		if j.grp.pending.Add(1)&pendingLimited != 0 {
 			j.counted = true
 			j.grp.mu.Lock()

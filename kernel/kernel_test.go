@@ -153,8 +153,11 @@ func TestTaskRecordFitsACacheLine(t *testing.T) {
 	}
 	// Every connection task of a server carries a gext: its size is part
 	// of what an idle connection costs (bench/netbench IdleConnMemory).
-	if size := unsafe.Sizeof(gext{}); size > 64 {
-		t.Errorf("a record's rarer state takes %d bytes, more than 64", size)
+	// It holds the descriptor wait (56 bytes), the histograms' stamp, the
+	// Waker and a Join continuation (40), which the record line has no
+	// room for.
+	if size := unsafe.Sizeof(gext{}); size > 96 {
+		t.Errorf("a record's rarer state takes %d bytes, more than 96", size)
 	}
 }
 

@@ -14,27 +14,27 @@ import (
 type g struct {
 	// The record fits one 64-byte cache line (TestTaskRecordFitsACacheLine):
 	// a task spawned on one P and run on another moves one line between
-	// their caches, not two. What only some tasks use lives behind a
-	// pointer (gt, x).
+	// their caches, not two. That line holds what a run of a plain task or
+	// of a group task reads; what only some tasks use lives behind a
+	// pointer (x).
 	fn   func(*Ctx)
 	ctx  Ctx
 	kind *Kind // for the stall hook, the tracer and the profiler; nil for none
-	// gt is the record's group task, made the first time the record
-	// holds one and kept with it. It has a pointer of its own, not a
-	// place in x: a group task's run reads it at once, one hop from the
-	// record, and a task waiting on I/O does not carry it.
-	gt *groupTask
-	// waker is the task's Waker, made at its first Park and kept until it
-	// dies; a dead task's Waker is never reused.
-	waker *Waker
-	// x is the task's rarer state, its descriptor wait and, with
-	// WithHistograms, when it became runnable, made the first time the
-	// record needs it and kept with the record (most tasks never wait
-	// on I/O).
+	// The group task's group and, for one that Group.Go added, its
+	// function (fn is then runGroupTask); nil for other tasks. A Join
+	// continuation's function is in x.
+	grp *Group
+	gfn func(*Ctx) error
+	// x is the task's rarer state, made the first time the record needs
+	// it and kept with the record: most tasks never wait on I/O, park or
+	// continue a Join.
 	x *gext
 	// The requests of the current run, read when fn returns.
 	yield   bool
 	parking bool
+	// counted: the group task holds a slot of grp's limit
+	// (Group.SetLimit).
+	counted bool
 }
 
 // gext is a task record's rarer state.
@@ -47,14 +47,20 @@ type gext struct {
 	// readyAt is when the task last became runnable, with WithHistograms;
 	// 0 while it runs or waits.
 	readyAt int64
+	// waker is the task's Waker, made at its first Park and kept until
+	// it dies; a dead task's Waker is never reused.
+	waker *Waker
+	// A Join continuation's function, and the first error of the group
+	// it joined as that group completed; nil for other tasks.
+	then func(*Ctx, error)
+	jerr error
 }
 
-// groupTask is what the record of a group task or a Join continuation
-// holds: the task's group, if any, and its function, gfn for one that
-// [Group.Go] added, then for a continuation, which gets jerr, the first
-// error of the group it joined as that group completed. A continuation
-// belongs to the group of the task that called Join, if any. All zero once
-// the record is free.
+// groupTask is what a group task or a Join continuation is made of: the
+// task's group, if any, and its function, gfn for one that [Group.Go]
+// added, then for a continuation, which gets jerr, the first error of the
+// group it joined as that group completed. A continuation belongs to the
+// group of the task that called Join, if any.
 type groupTask struct {
 	grp  *Group
 	gfn  func(*Ctx) error
@@ -66,27 +72,21 @@ type groupTask struct {
 
 // setGroupTask makes t the record's group task. It writes only the words
 // that change: a record comes from the free list with them zero and goes
-// back with them zero, and a copy of the whole struct costs a bulk write
-// barrier while the garbage collector runs.
+// back with them zero, and each pointer written costs a write barrier
+// while the garbage collector runs.
 func (gp *g) setGroupTask(t groupTask) {
-	x := gp.gt
-	if x == nil {
-		x = &groupTask{}
-		gp.gt = x
+	if gp.grp != t.grp {
+		gp.grp = t.grp
 	}
-	if x.grp != t.grp {
-		x.grp = t.grp
+	if gp.gfn != nil || t.gfn != nil {
+		gp.gfn = t.gfn
 	}
-	if x.gfn != nil || t.gfn != nil {
-		x.gfn = t.gfn
-	}
-	if x.then != nil || t.then != nil {
+	gp.counted = t.counted
+	if x := gp.x; x != nil && (x.then != nil || x.jerr != nil) || t.then != nil || t.jerr != nil {
+		x := gp.extra()
 		x.then = t.then
-	}
-	if x.jerr != nil || t.jerr != nil {
 		x.jerr = t.jerr
 	}
-	x.counted = t.counted
 }
 
 // extra returns gp's rarer state, making it the first time.
@@ -234,10 +234,11 @@ func (c *Ctx) Park() *Waker {
 	if gp.parking || gp.yield || gp.waitAsked() {
 		panic("kernel: Ctx.Park called twice, or after Ctx.Yield, Ctx.WaitRead or Ctx.WaitWrite, in one run")
 	}
-	w := gp.waker
+	x := gp.extra()
+	w := x.waker
 	if w == nil {
 		w = &Waker{g: gp, k: mp.k}
-		gp.waker = w
+		x.waker = w
 	}
 	gp.parking = true
 	w.state.Store(wRequested)
@@ -408,13 +409,13 @@ func (k *Kernel) execute(mp *m, gp *g, inheritTime bool) bool {
 		}
 	case gp.parking:
 		gp.parking = false
-		if gp.waker.state.Cas(wRequested, wParked) {
+		if gp.x.waker.state.Cas(wRequested, wParked) {
 			// From here a Wake may run gp anywhere: do not touch it.
 			pp.c.parks++
 			traceParked(pp)
 		} else {
 			// Woken before the commit: run again at once.
-			gp.waker.state.Store(wIdle)
+			gp.x.waker.state.Store(wIdle)
 			if pp.resume != nil {
 				throw("execute: the resume slot is full")
 			}
@@ -443,9 +444,9 @@ func (pp *p) beginRun() {
 // retireWaker ends gp's Waker, if it has one, as its task dies: a dead
 // task's Waker is never reused, and no Wake moves it out of wIdle.
 func (gp *g) retireWaker() {
-	if w := gp.waker; w != nil {
-		w.state.Store(wDead)
-		gp.waker = nil
+	if x := gp.x; x != nil && x.waker != nil {
+		x.waker.state.Store(wDead)
+		x.waker = nil
 	}
 }
 
@@ -457,7 +458,7 @@ func (k *Kernel) gdead(pp *p, gp *g) {
 	if k.histograms && gp.x != nil {
 		gp.x.readyAt = 0
 	}
-	if x := gp.gt; x != nil && (x.grp != nil || x.then != nil) {
+	if gp.grp != nil || gp.x != nil && gp.x.then != nil {
 		gp.setGroupTask(groupTask{})
 	}
 	k.gfput(pp, gp)
