@@ -27,8 +27,8 @@ const (
 	gfreeKeep = 32
 
 	// gfreeGlobalMax bounds the kernel's global free list of task records
-	// (64 Ki records: 4 MiB of records, and the rarer state, group task
-	// and I/O waiter of those that had them): what a burst of more dead tasks
+	// (64 Ki records: 4 MiB of records, and the rarer state and I/O
+	// waiter of those that had them): what a burst of more dead tasks
 	// leaves is the garbage collector's, so a kernel does not hold its
 	// peak number of tasks' records until Close. The runtime keeps every
 	// dead goroutine's descriptor.

@@ -1037,3 +1037,106 @@ func TestTheFreeListOfRecordsIsBounded(t *testing.T) {
 		t.Fatalf("the free list holds %d records after a burst of %d, want at most %d and most of them", free, n, gfreeGlobalMax)
 	}
 }
+
+// A record on a free list holds nothing of the task that last ran on it:
+// no function, kind, group, limit slot, Join continuation or its error,
+// Waker, descriptor wait or schedule stamp. The tasks here cover each:
+// group tasks under a limit, Join continuations inside a group (run on
+// the finishing child's record, or spawned with the histograms on) and
+// outside any group, a task that parks and is woken, and one of a kind.
+func TestFreeRecordsHoldNothingOfTheirLastTask(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opts []Option
+	}{{"plain", nil}, {"histograms", []Option{WithHistograms()}}} {
+		t.Run(tc.name, func(t *testing.T) {
+			k := newKernel(t, append([]Option{WithProcs(2)}, tc.opts...)...)
+			boom := errors.New("boom")
+			const n = 200
+			var conts atomic.Int64
+			grp := k.NewGroup(nil)
+			grp.SetLimit(3)
+			for range n {
+				if err := grp.Go(func(c *Ctx) error {
+					sub := k.NewGroup(nil)
+					if err := sub.Go(func(*Ctx) error { return boom }); err != nil {
+						return err
+					}
+					c.Join(sub, func(*Ctx, error) { conts.Add(1) })
+					return nil
+				}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			wakers := make(chan *Waker, n)
+			outside := make(chan error, 3*n)
+			for range n {
+				if err := k.Go(func(c *Ctx) {
+					sub := k.NewGroup(nil)
+					if err := sub.Go(func(*Ctx) error { return boom }); err != nil {
+						outside <- err
+						return
+					}
+					c.Join(sub, func(_ *Ctx, err error) { outside <- err })
+				}); err != nil {
+					t.Fatal(err)
+				}
+				parked := false
+				if err := k.Go(func(c *Ctx) {
+					if !parked {
+						parked = true
+						wakers <- c.Park()
+						return
+					}
+					outside <- nil
+				}); err != nil {
+					t.Fatal(err)
+				}
+				if err := k.GoKind(NewKind("free-records"), func(*Ctx) { outside <- nil }); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for range n {
+				(<-wakers).Wake()
+			}
+			for range 3 * n {
+				if err := <-outside; err != nil && !errors.Is(err, boom) {
+					t.Fatal(err)
+				}
+			}
+			if err := grp.Wait(); err != nil {
+				t.Fatal(err)
+			}
+			if err := k.Shutdown(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			if got := conts.Load(); got != n {
+				t.Fatalf("%d continuations ran in the group, want %d", got, n)
+			}
+			var free []*g
+			for _, pp := range k.allp {
+				free = append(free, pp.gfree...)
+			}
+			k.lock.Lock()
+			free = append(free, k.gfree...)
+			k.lock.Unlock()
+			withX := 0
+			for _, gp := range free {
+				if gp.fn != nil || gp.kind != nil || gp.grp != nil || gp.gfn != nil || gp.counted {
+					t.Fatalf("a free record holds its last task: fn %v, kind %v, group %p, gfn %v, counted %v",
+						gp.fn != nil, gp.kind, gp.grp, gp.gfn != nil, gp.counted)
+				}
+				if x := gp.x; x != nil {
+					withX++
+					if x.then != nil || x.jerr != nil || x.waker != nil || x.req.d != nil || x.readyAt != 0 {
+						t.Fatalf("a free record's rarer state holds its last task: then %v, jerr %v, waker %p, wait %p, readyAt %d",
+							x.then != nil, x.jerr, x.waker, x.req.d, x.readyAt)
+					}
+				}
+			}
+			if withX == 0 {
+				t.Fatalf("none of the %d free records has rarer state: the test exercised none of it", len(free))
+			}
+		})
+	}
+}

@@ -143,7 +143,10 @@ type pubHistograms struct {
 // moment a task becomes runnable, by a spawn, a submit, a Wake, a yield or
 // the netpoller, to the start of its run) and of run time (one run of its
 // function) in [Stats.ScheduleLatency] and [Stats.PollTime]. They cost
-// three clock reads per task run (see docs/BENCHMARKS.md).
+// three clock reads per task run, and the stamp of when a task became
+// runnable lives in its record's rarer state, which every record then
+// carries (96 bytes, kept with the record) and every run reads (see
+// docs/BENCHMARKS.md).
 func WithHistograms() Option {
 	return func(k *Kernel) error {
 		k.histograms = true

@@ -12,11 +12,13 @@ import (
 // Ctx, the requests of the current run, and the links of the free lists.
 // Records are recycled through per-P and global free lists (gfput, gfget).
 type g struct {
-	// The record fits one 64-byte cache line (TestTaskRecordFitsACacheLine):
-	// a task spawned on one P and run on another moves one line between
-	// their caches, not two. That line holds what a run of a plain task or
-	// of a group task reads; what only some tasks use lives behind a
-	// pointer (x).
+	// The record fits one 64-byte cache line (TestTaskRecordFitsACacheLine)
+	// with what a plain task or a group task needs, so that such a task
+	// spawned on one P and run on another moves one line between their
+	// caches. What only some tasks use lives behind a pointer (x); a
+	// record keeps it once made, and every run on that record looks at it
+	// (execute), so a recycled record that once waited, parked, continued
+	// a Join or ran with WithHistograms moves a second line.
 	fn   func(*Ctx)
 	ctx  Ctx
 	kind *Kind // for the stall hook, the tracer and the profiler; nil for none
@@ -26,8 +28,8 @@ type g struct {
 	grp *Group
 	gfn func(*Ctx) error
 	// x is the task's rarer state, made the first time the record needs
-	// it and kept with the record: most tasks never wait on I/O, park or
-	// continue a Join.
+	// it and kept with the record: most records never wait on I/O, park,
+	// continue a Join or run with WithHistograms on.
 	x *gext
 	// The requests of the current run, read when fn returns.
 	yield   bool
@@ -70,10 +72,11 @@ type groupTask struct {
 	counted bool
 }
 
-// setGroupTask makes t the record's group task. It writes only the words
-// that change: a record comes from the free list with them zero and goes
-// back with them zero, and each pointer written costs a write barrier
-// while the garbage collector runs.
+// setGroupTask makes t the record's group task. It writes a pointer only
+// where the old or the new one is set (the continuation's two together):
+// a record comes from the free list with them zero and goes back with
+// them zero, and each pointer written costs a write barrier while the
+// garbage collector runs.
 func (gp *g) setGroupTask(t groupTask) {
 	if gp.grp != t.grp {
 		gp.grp = t.grp
