@@ -92,13 +92,13 @@ real file (go build -overlay) and runs the verifiers, which must all pass
 without it, until one fails: first the one its patch names in an Expect:
 line (its Test: alone first, unless -all), then the others cheapest first;
 a patch without Expect: of a package outside the library faces that
-package's own tests first. GOMAXPROCS mutants at once. A mutant of the verification code (the
-specification, the property tests, the explorer, the linearizability
-checker) also faces the verifiers' known-bad tests, whose runs build it
-under each of their own seeded bugs. It prints which verifier
-killed each mutant, and exits 1 if a mutant survived (unless its patch
-says it is equivalent), was killed but not as its patch expects, or does
-not build.
+package's own tests first. GOMAXPROCS mutants at once. A mutant of the
+verification code (the specification, the property tests, the explorer,
+the linearizability checker) also faces the verifiers' known-bad tests,
+whose runs build it under each of their own seeded bugs. It prints which
+verifier killed each mutant, and exits 1 if a mutant survived (unless its
+patch says it is equivalent), was killed but not as its patch expects, or
+does not build.
 `
 
 // mutantOutcome is what the campaign found for one mutant.
@@ -553,7 +553,11 @@ func inOrder[T any](ctx context.Context, n, jobs int, run func(i int) T, begin f
 // killers runs the verifiers against the mutant in order until one kills
 // it (every one with -all), recording them in o; first a patch's Test alone.
 func (mc *mutantCampaign) killers(ctx context.Context, o *mutantOutcome, overlay string) {
-	vs := verifierOrder(o.m, !mc.libraryPkg(o.m.Pkg()))
+	// The package's own tests come first only where they build it: not
+	// for a package of the explorer's build alone, whose default-build
+	// test run would find no file and pass.
+	ownFirst := !mc.libraryPkg(o.m.Pkg()) && slices.ContainsFunc(o.m.Files, func(f string) bool { return mc.built[""][f] })
+	vs := verifierOrder(o.m, ownFirst)
 	if o.m.Test != "" && !mc.all { // vs[0] is Expect's verifier
 		vs = slices.Insert(vs, 0, vs[0])
 		vs[0].args = append(slices.Clip(vs[0].args), "-run", o.m.TestPattern())
