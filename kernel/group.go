@@ -294,10 +294,14 @@ func runGroupTaskOnce(c *Ctx, direct bool) (joinReq, error, bool) {
 		}()
 	}
 	var err error
-	if gp.gfn != nil {
+	if !gp.cont {
 		err = gp.gfn(c)
 	} else {
-		gp.x.then(c, gp.x.jerr)
+		var jerr error
+		if gp.jerr {
+			jerr = gp.x.jerr
+		}
+		gp.then()(c, jerr)
 	}
 	finished = true
 	if grp == nil {

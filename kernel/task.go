@@ -4,6 +4,7 @@ import (
 	"github.com/vsched/vsched/internal/pollproto"
 	"runtime/debug"
 	"runtime/trace"
+	"unsafe"
 
 	"github.com/vsched/vsched/internal/xsync"
 )
@@ -18,18 +19,19 @@ type g struct {
 	// caches. What only some tasks use lives behind a pointer (x); a
 	// record keeps it once made, and every run on that record looks at it
 	// (execute), so a recycled record that once waited, parked, continued
-	// a Join or ran with WithHistograms moves a second line.
+	// a Join with an error or ran with WithHistograms moves a second line.
 	fn   func(*Ctx)
 	ctx  Ctx
 	kind *Kind // for the stall hook, the tracer and the profiler; nil for none
-	// The group task's group and, for one that Group.Go added, its
-	// function (fn is then runGroupTask); nil for other tasks. A Join
-	// continuation's function is in x.
+	// The group task's group, and its function (fn is then
+	// runGroupTask): the one Group.Go added or, when cont is set, a Join
+	// continuation's, in the same word (then, setGroupTask); nil for
+	// other tasks.
 	grp *Group
 	gfn func(*Ctx) error
 	// x is the task's rarer state, made the first time the record needs
 	// it and kept with the record: most records never wait on I/O, park,
-	// continue a Join or run with WithHistograms on.
+	// continue a Join with an error or run with WithHistograms on.
 	x *gext
 	// The requests of the current run, read when fn returns.
 	yield   bool
@@ -37,6 +39,10 @@ type g struct {
 	// counted: the group task holds a slot of grp's limit
 	// (Group.SetLimit).
 	counted bool
+	// cont: gfn is a Join continuation; jerr: the error it receives,
+	// the joined group's first error, is in x.jerr (else it is nil).
+	cont bool
+	jerr bool
 }
 
 // gext is a task record's rarer state.
@@ -52,9 +58,9 @@ type gext struct {
 	// waker is the task's Waker, made at its first Park and kept until
 	// it dies; a dead task's Waker is never reused.
 	waker *Waker
-	// A Join continuation's function, and the first error of the group
-	// it joined as that group completed; nil for other tasks.
-	then func(*Ctx, error)
+	// jerr is the first error of the group a Join continuation joined,
+	// as that group completed, when not nil (g.jerr); nil on every other
+	// record.
 	jerr error
 }
 
@@ -73,23 +79,39 @@ type groupTask struct {
 }
 
 // setGroupTask makes t the record's group task. It writes a pointer only
-// where the old or the new one is set (the continuation's two together):
-// a record comes from the free list with them zero and goes back with
-// them zero, and each pointer written costs a write barrier while the
-// garbage collector runs.
+// where the old or the new one is set: a record comes from the free list
+// with them zero and goes back with them zero, and each pointer written
+// costs a write barrier while the garbage collector runs. Only a non-nil
+// jerr reaches the rarer state, so that a fork/join without errors keeps
+// to the record's one line.
 func (gp *g) setGroupTask(t groupTask) {
 	if gp.grp != t.grp {
 		gp.grp = t.grp
 	}
-	if gp.gfn != nil || t.gfn != nil {
-		gp.gfn = t.gfn
+	fn := t.gfn
+	if t.then != nil {
+		// A func value is one pointer to its closure, whatever its
+		// signature: the word holds either kind, and cont says which.
+		fn = *(*func(*Ctx) error)(unsafe.Pointer(&t.then))
 	}
+	if gp.gfn != nil || fn != nil {
+		gp.gfn = fn
+	}
+	gp.cont = t.then != nil
 	gp.counted = t.counted
-	if x := gp.x; x != nil && (x.then != nil || x.jerr != nil) || t.then != nil || t.jerr != nil {
-		x := gp.extra()
-		x.then = t.then
-		x.jerr = t.jerr
+	if gp.jerr || t.jerr != nil {
+		gp.extra().jerr = t.jerr
+		gp.jerr = t.jerr != nil
 	}
+}
+
+// then returns the Join continuation of the record's task, which
+// setGroupTask stored in gfn's word.
+func (gp *g) then() func(*Ctx, error) {
+	if !gp.cont {
+		throw("then: the record holds no Join continuation (cont unset)")
+	}
+	return *(*func(*Ctx, error))(unsafe.Pointer(&gp.gfn))
 }
 
 // extra returns gp's rarer state, making it the first time.
@@ -461,7 +483,7 @@ func (k *Kernel) gdead(pp *p, gp *g) {
 	if k.histograms && gp.x != nil {
 		gp.x.readyAt = 0
 	}
-	if gp.grp != nil || gp.x != nil && gp.x.then != nil {
+	if gp.gfn != nil { // every group task and Join continuation
 		gp.setGroupTask(groupTask{})
 	}
 	k.gfput(pp, gp)
