@@ -263,6 +263,15 @@ func (mc *mutantCampaign) libraryPkg(dir string) bool {
 	return false
 }
 
+// ownTestsFirst reports whether a patch without Expect faces its own
+// package's tests first (verifierOrder): where that package is no part of
+// the library and the default build compiles a file it patches. Not for a
+// package of the explorer's build alone, whose default-build test run
+// would find no file and pass.
+func (mc *mutantCampaign) ownTestsFirst(m mutant.Mutant) bool {
+	return !mc.libraryPkg(m.Pkg()) && slices.ContainsFunc(m.Files, func(f string) bool { return mc.built[""][f] })
+}
+
 // mutantCampaign runs the suite against the mutants.
 type mutantCampaign struct {
 	root, tmp          string // tmp holds the overlays and the verifiers' artifacts
@@ -553,11 +562,7 @@ func inOrder[T any](ctx context.Context, n, jobs int, run func(i int) T, begin f
 // killers runs the verifiers against the mutant in order until one kills
 // it (every one with -all), recording them in o; first a patch's Test alone.
 func (mc *mutantCampaign) killers(ctx context.Context, o *mutantOutcome, overlay string) {
-	// The package's own tests come first only where they build it: not
-	// for a package of the explorer's build alone, whose default-build
-	// test run would find no file and pass.
-	ownFirst := !mc.libraryPkg(o.m.Pkg()) && slices.ContainsFunc(o.m.Files, func(f string) bool { return mc.built[""][f] })
-	vs := verifierOrder(o.m, ownFirst)
+	vs := verifierOrder(o.m, mc.ownTestsFirst(o.m))
 	if o.m.Test != "" && !mc.all { // vs[0] is Expect's verifier
 		vs = slices.Insert(vs, 0, vs[0])
 		vs[0].args = append(slices.Clip(vs[0].args), "-run", o.m.TestPattern())

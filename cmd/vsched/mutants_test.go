@@ -186,6 +186,13 @@ func TestTheLibraryAndTheBuildsAreTheFilesGoListNames(t *testing.T) {
 			t.Errorf("libraryPkg(%s) = %v, want %v", dir, got, want)
 		}
 	}
+	// A blind patch faces its own tests first only outside the library
+	// and where the default build compiles what it patches.
+	for f, want := range map[string]bool{"proptest/check.go": true, "p/p.go": false, "proptest/explore_only.go": false} {
+		if got := mc.ownTestsFirst(mutant.Mutant{Files: []string{f}}); got != want {
+			t.Errorf("ownTestsFirst of a patch of %s = %v, want %v", f, got, want)
+		}
+	}
 }
 
 // addFailingTest adds to the stand-in module's proptest package a test
