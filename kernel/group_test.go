@@ -590,3 +590,50 @@ func TestJoinContinuationRunsWhereTheLastTaskFinished(t *testing.T) {
 	const chain = 16
 	require.Equal(t, depth+1+(depth-chain+chain)/(chain+1), turns)
 }
+
+func TestJoinContinuationThatRunsAgainGetsTheSameError(t *testing.T) {
+	boom := errors.New("boom")
+	again := map[string]func(*kernel.Ctx){
+		"yield": func(c *kernel.Ctx) { c.Yield() },
+		"park":  func(c *kernel.Ctx) { c.Park().Wake() }, // woken before its commit: it runs again
+	}
+	for name, runAgain := range again {
+		for _, inGroup := range []bool{false, true} {
+			where := "outside-any-group"
+			if inGroup {
+				where = "in-a-group"
+			}
+			t.Run(name+"/"+where, func(t *testing.T) {
+				k := newKernel(t)
+				got := make(chan error, 3)
+				parent := func(c *kernel.Ctx) {
+					sub := k.NewGroup(nil)
+					if err := sub.Go(func(*kernel.Ctx) error { return boom }); err != nil {
+						got <- err
+						return
+					}
+					runs := 0
+					c.Join(sub, func(c *kernel.Ctx, err error) {
+						runs++
+						got <- err
+						if runs == 1 {
+							runAgain(c)
+						}
+					})
+				}
+				if inGroup {
+					g := k.NewGroup(nil)
+					require.NoError(t, g.Go(func(c *kernel.Ctx) error { parent(c); return nil }))
+					require.NoError(t, g.Wait())
+				} else {
+					require.NoError(t, k.Go(parent))
+				}
+				for run := 1; run <= 2; run++ {
+					require.ErrorIs(t, <-got, boom, "run %d of the continuation", run)
+				}
+				require.NoError(t, k.Shutdown(context.Background()))
+				require.Empty(t, got, "the continuation ran more than twice")
+			})
+		}
+	}
+}

@@ -106,11 +106,10 @@ func (gp *g) setGroupTask(t groupTask) {
 }
 
 // then returns the Join continuation of the record's task, which
-// setGroupTask stored in gfn's word.
+// setGroupTask stored in gfn's word. Called only where cont is set: gfn
+// holds a func(*Ctx) error otherwise, and a call through the wrong type
+// is undefined.
 func (gp *g) then() func(*Ctx, error) {
-	if !gp.cont {
-		throw("then: the record holds no Join continuation (cont unset)")
-	}
 	return *(*func(*Ctx, error))(unsafe.Pointer(&gp.gfn))
 }
 
