@@ -599,9 +599,9 @@ func TestJoinContinuationThatRunsAgainGetsTheSameError(t *testing.T) {
 	}
 	for name, runAgain := range again {
 		for _, inGroup := range []bool{false, true} {
-			where := "outside-any-group"
+			where := "outside"
 			if inGroup {
-				where = "in-a-group"
+				where = "in-group"
 			}
 			t.Run(name+"/"+where, func(t *testing.T) {
 				k := newKernel(t)
