@@ -15,15 +15,15 @@ import (
 
 // Models of task groups in the real kernel (two Ps, no monitor): the last
 // task of a group finishing races a Join being registered, a Go adding to
-// the group, and a Wait arriving. The group's protocol: a finishing task
-// stores its error, then decrements the pending count; the one that
-// brings it to 0 looks at it again under the group's lock and takes the
-// registered continuations and Waits; Join and Wait look at the count
-// under the same lock before they register. A continuation that is lost
-// leaves the Wait of the joining task's group blocked for ever, and a
-// Wait that is never woken stays blocked: the explorer reports either as
-// a deadlock. Every model ends with Shutdown, so that a continuation
-// started twice would run twice and be counted.
+// the group, and a Wait arriving; a TryGo races the group's first limit.
+// The group's protocol: a finishing task stores its error, then decrements
+// the pending count; the one that brings it to 0 looks at it again under
+// the group's lock and takes the registered continuations and Waits; Join
+// and Wait look at the count under the same lock before they register. A
+// continuation that is lost leaves the Wait of the joining task's group
+// blocked for ever, and a Wait that is never woken stays blocked: the
+// explorer reports either as a deadlock. Every model ends with Shutdown,
+// so that a continuation started twice would run twice and be counted.
 
 // gtask is a model group task: it counts its runs and returns err.
 type gtask struct {
@@ -211,6 +211,59 @@ func waitAfterStop() {
 		"Wait after Close: %v with the task run %d times; want nil after it ran, ErrClosed if it was dropped", err, t.runs.Load())
 }
 
+// tryGoVsSetLimit: two tasks of group parent, on the two Ps: one calls
+// TryGo on group g, the other gives g a limit of 1 and adds holder, which
+// takes the slot if it is free and waits in g's queue otherwise. TryGo
+// may look at g before the limit and add to the count after it: its task
+// then holds the slot if it is free, and otherwise is not added, and its
+// count is taken back. Whichever order, the tried task runs exactly when
+// TryGo says it started, holder runs once, and once both groups are done
+// g has nothing pending, active or queued. Here holder ends when it
+// likes, so one preemption puts TryGo's add between the limit and
+// holder's start (the slot is free); in tryGoVsHeldSlot it keeps the slot
+// until TryGo has returned, so that one preemption puts TryGo's add
+// after holder took the slot.
+func tryGoVsSetLimit() { tryGoModel(false) }
+
+// tryGoVsHeldSlot is tryGoVsSetLimit with holder blocked (Ctx.Block, its
+// P handed off at once) until TryGo has returned.
+func tryGoVsHeldSlot() { tryGoModel(true) }
+
+func tryGoModel(holdSlot bool) {
+	k := newModelKernel(2, kernel.WithBlockHandoff(kernel.HandoffEager))
+	parent, g := k.NewGroup(nil), k.NewGroup(nil)
+	tried := &gtask{name: "tried"}
+	var started, holderRuns xsync.Int32
+	var returned xsync.Note
+	must(parent.Go(func(*kernel.Ctx) error {
+		ok, err := g.TryGo(tried.fn)
+		if ok {
+			started.Store(1)
+		}
+		returned.Wakeup()
+		return err
+	}))
+	must(parent.Go(func(*kernel.Ctx) error {
+		g.SetLimit(1)
+		return g.Go(func(c *kernel.Ctx) error {
+			holderRuns.Add(1)
+			if holdSlot {
+				c.Block(func() { returned.Sleep() })
+			}
+			return nil
+		})
+	}))
+	must(parent.Wait())
+	must(g.Wait())
+	drain(k)
+	n := tried.runs.Load()
+	explore.Assertf(n == started.Load(), "TryGo reported started=%v and its task ran %d times", started.Load() == 1, n)
+	explore.Assertf(holderRuns.Load() == 1, "holder ran %d times, want once", holderRuns.Load())
+	st := testhook.GroupStateOf(g)
+	explore.Assertf(st.Pending == 0 && st.Active == 0 && st.Queued == 0,
+		"the group once done: %d pending, %d active, %d queued; want none", st.Pending, st.Active, st.Queued)
+}
+
 func must(err error) {
 	explore.Assertf(err == nil, "%v", err)
 }
@@ -227,6 +280,8 @@ var groupModels = []struct {
 	{"CountedJoinVsReuse", countedJoinVsReuse},
 	{"CountedJoinSlot", countedJoinSlot},
 	{"WaitAfterStop", waitAfterStop},
+	{"TryGoVsSetLimit", tryGoVsSetLimit},
+	{"TryGoVsHeldSlot", tryGoVsHeldSlot},
 }
 
 // groupConfig is kernelConfig for the group models: bound 1 unless the

@@ -142,6 +142,8 @@ func TestKnownBadKernelsAreReported(t *testing.T) {
 		{mutant.Named("waiter-after-stop-sleeps"), byGroupModels("^TestGroupModels$/^WaitAfterStop$")},
 		{mutant.Named("direct-join-drops-counted"), byGroupModels("^TestGroupModels$/^CountedJoinVsReuse$")},
 		{mutant.Named("complete-counted-from-early-look"), byGroupModels("^TestGroupModels$/^CountedJoinSlot$")},
+		{mutant.Named("trygo-raced-slot-uncounted"), byGroupModels("^TestGroupModels$/^TryGoVsSetLimit$")},
+		{mutant.Named("trygo-raced-count-kept"), byGroupModels("^TestGroupModels$/^TryGoVsHeldSlot$")},
 	} {
 		t.Run(c.m.Name, func(t *testing.T) {
 			t.Parallel()

@@ -70,6 +70,12 @@
 // counters of its own (see the example of Ctx.Join). A panic in a group
 // task becomes the group's error, a [*PanicError].
 //
+// Over a group's limit, [Group.Go] never blocks: the function waits in
+// the group's queue. A caller that must not let that queue grow has two
+// other ways to add: [Group.TryGo] adds only when the function can start
+// at once, from a task or from anywhere, and [Group.GoWait] blocks a
+// goroutine outside the kernel until there is room.
+//
 // # Blocking
 //
 // A task that must block its goroutine (a lock, a channel, a file, a cgo

@@ -147,7 +147,7 @@ func (k *Kernel) NewGroup(ctx context.Context) *Group {
 // never blocks: fn waits in the group's FIFO queue, and the next of the
 // group's tasks to finish starts it. [Group.GoWait] is the Go that waits
 // for room instead, for a goroutine outside the kernel that must not let
-// the queue grow.
+// the queue grow, and [Group.TryGo] the Go that declines, for any caller.
 //
 // Go returns [ErrNilFunc] for a nil fn, and [ErrClosed] from outside the
 // kernel once Shutdown or Close has been called; fn is then not added.
@@ -164,6 +164,74 @@ func (g *Group) Go(fn func(*Ctx) error) error {
 		return err
 	}
 	return nil
+}
+
+// TryGo adds fn to the group as a new task, as [Group.Go] does, only if
+// it starts at once: when g has no limit, or fewer of its tasks than the
+// limit are queued in the kernel or running and no function waits in its
+// queue. Otherwise it adds nothing and returns false. It never blocks and
+// never queues, from a task or from any other goroutine: how a task adds
+// to a limited group without letting the group's queue grow (a goroutine
+// outside the kernel may wait for room with [Group.GoWait] instead). Like
+// errgroup's TryGo, the answer is a snapshot: a slot may free up just
+// after a false.
+//
+// TryGo returns false and [ErrNilFunc] for a nil fn, and false and
+// [ErrClosed] from outside the kernel once Shutdown or Close has been
+// called.
+func (g *Group) TryGo(fn func(*Ctx) error) (bool, error) {
+	if fn == nil {
+		return false, ErrNilFunc
+	}
+	counted, ok := g.reserve()
+	if !ok {
+		return false, nil
+	}
+	if err := g.start(g.k.taskM(), fn, counted); err != nil {
+		g.finishOne(nil, counted) // rolls back the count and the limit's slot
+		return false, err
+	}
+	return true, nil
+}
+
+// reserve counts a new task in g if it may start at once, and reports
+// whether it holds a slot of g's limit and whether it was counted. A
+// group that never had a limit takes one atomic add, as Go does.
+func (g *Group) reserve() (counted, ok bool) {
+	if g.pending.Load()&pendingLimited == 0 {
+		if g.pending.Add(1)&pendingLimited == 0 {
+			return false, true
+		}
+		// SetLimit came in between: this task holds a slot if there is
+		// room, and otherwise its count is taken back, which completes
+		// g if it was the last.
+		g.mu.Lock()
+		if g.hasRoomLocked() {
+			g.active++
+			g.mu.Unlock()
+			return true, true
+		}
+		g.mu.Unlock()
+		g.finishOne(nil, false)
+		return false, false
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if !g.hasRoomLocked() {
+		return false, false
+	}
+	return g.countLocked(), true
+}
+
+// countLocked counts a new task in g that starts at once, and reports
+// whether it holds a slot of g's limit. Called with mu held, where g has
+// room.
+func (g *Group) countLocked() bool {
+	counted := g.pending.Add(1)&pendingLimited != 0
+	if counted {
+		g.active++
+	}
+	return counted
 }
 
 // admit counts fn as active if the limit allows, else queues it. It
@@ -433,10 +501,7 @@ func (g *Group) GoWait(fn func(*Ctx) error) error {
 		g.mu.Lock()
 		g.moreLocked()
 		if g.hasRoomLocked() {
-			counted := g.pending.Add(1)&pendingLimited != 0
-			if counted {
-				g.active++
-			}
+			counted := g.countLocked()
 			g.mu.Unlock()
 			if err := g.start(nil, fn, counted); err != nil {
 				g.finishOne(nil, counted)

@@ -98,6 +98,32 @@ func ExampleGroup_SetLimit() {
 	// Output: true
 }
 
+// A task adds work to a limited group with TryGo and does the work itself
+// when the group is full, so the group's queue never grows.
+func ExampleGroup_TryGo() {
+	k, _ := kernel.New(kernel.WithProcs(2))
+	defer k.Shutdown(context.Background())
+
+	g := k.NewGroup(nil)
+	g.SetLimit(3) // the task below and two helpers
+	var sum atomic.Int64
+	g.Go(func(c *kernel.Ctx) error {
+		for i := 1; i <= 100; i++ {
+			work := func(*kernel.Ctx) error {
+				sum.Add(int64(i))
+				return nil
+			}
+			if ok, _ := g.TryGo(work); !ok {
+				work(c) // no room: do it here
+			}
+		}
+		return nil
+	})
+	g.Wait()
+	fmt.Println(sum.Load())
+	// Output: 5050
+}
+
 // The group's context is cancelled at its first error, so the tasks that
 // look at it stop early.
 func ExampleGroup_Context() {

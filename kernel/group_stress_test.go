@@ -140,11 +140,12 @@ func TestStressGroupForkJoinTreesRunEveryTaskAndContinuationOnce(t *testing.T) {
 	}
 }
 
-// TestStressGroupLimitHoldsUnderContention: outside goroutines (half with
-// Go, half with GoWait) and the group's own tasks (each may add a child to
-// the group) add functions to one group while another goroutine keeps
-// changing its limit among 1, 2 and 4. No more of them may run at once than
-// the largest limit, and each function runs exactly once.
+// TestStressGroupLimitHoldsUnderContention: outside goroutines (with Go,
+// GoWait, and TryGo falling back to GoWait, in turn) and the group's own tasks (each may add a
+// child to the group, with Go or TryGo) add functions to one group while
+// another goroutine keeps changing its limit among 1, 2 and 4. No more of
+// them may run at once than the largest limit, each function added runs
+// exactly once, and one that TryGo declined never runs.
 func TestStressGroupLimitHoldsUnderContention(t *testing.T) {
 	const maxLimit = 4
 	target := stressSize(200_000, 40_000, 4_000)
@@ -154,7 +155,16 @@ func TestStressGroupLimitHoldsUnderContention(t *testing.T) {
 	g := k.NewGroup(nil)
 	g.SetLimit(2) // before any task: every function counts
 	ran := make([]atomic.Int32, (target+adders)*(chain+1))
+	declined := make([]atomic.Bool, len(ran))
 	var next, running, peak atomic.Int64
+	// tryGo adds f as function id with TryGo, and records a decline.
+	tryGo := func(id int64, f func(*Ctx) error) error {
+		ok, err := g.TryGo(f)
+		if err == nil && !ok {
+			declined[id].Store(true)
+		}
+		return err
+	}
 	var fn func(id int64, gen int) func(*Ctx) error
 	fn = func(id int64, gen int) func(*Ctx) error {
 		return func(*Ctx) error {
@@ -164,8 +174,14 @@ func TestStressGroupLimitHoldsUnderContention(t *testing.T) {
 			ran[id].Add(1)
 			if gen < chain && id%2 == 0 {
 				child := next.Add(1) - 1
-				if err := g.Go(fn(child, gen+1)); err != nil {
-					t.Errorf("Go from a task: %v", err)
+				var err error
+				if id%4 == 0 {
+					err = g.Go(fn(child, gen+1))
+				} else {
+					err = tryGo(child, fn(child, gen+1))
+				}
+				if err != nil {
+					t.Errorf("Go or TryGo from a task: %v", err)
 				}
 			}
 			running.Add(-1)
@@ -181,11 +197,22 @@ func TestStressGroupLimitHoldsUnderContention(t *testing.T) {
 			defer wg.Done()
 			for int(next.Load()) < target && !clock.expired() {
 				id := next.Add(1) - 1
-				add := g.Go
-				if a%2 == 1 {
-					add = g.GoWait
+				var err error
+				switch a % 3 {
+				case 0:
+					err = g.Go(fn(id, 0))
+				case 1:
+					err = g.GoWait(fn(id, 0))
+				default:
+					// Declined, the adder waits for room with the
+					// next function, as a caller that must not
+					// spin would.
+					if err = tryGo(id, fn(id, 0)); err == nil && declined[id].Load() {
+						id = next.Add(1) - 1
+						err = g.GoWait(fn(id, 0))
+					}
 				}
-				if err := add(fn(id, 0)); err != nil {
+				if err != nil {
 					t.Errorf("adder %d: %v", a, err)
 					return
 				}
@@ -207,10 +234,15 @@ func TestStressGroupLimitHoldsUnderContention(t *testing.T) {
 	if err := stressGroupWait(t, k, g); err != nil {
 		t.Fatal(err)
 	}
-	added := int(next.Load())
+	added, nDeclined := int(next.Load()), 0
 	for id := range added {
-		if n := ran[id].Load(); n != 1 {
-			t.Fatalf("function %d ran %d times, want once", id, n)
+		want := int32(1)
+		if declined[id].Load() {
+			want = 0
+			nDeclined++
+		}
+		if n := ran[id].Load(); n != want {
+			t.Fatalf("function %d ran %d times, want %d (declined by TryGo: %v)", id, n, want, want == 0)
 		}
 	}
 	for id := added; id < len(ran); id++ {
@@ -221,7 +253,7 @@ func TestStressGroupLimitHoldsUnderContention(t *testing.T) {
 	if p := peak.Load(); p < 1 || p > maxLimit {
 		t.Fatalf("at most %d functions ran at once, want between 1 and the largest limit, %d", p, maxLimit)
 	}
-	t.Logf("%d functions, at most %d at once", added, peak.Load())
+	t.Logf("%d functions, %d of them declined by TryGo, at most %d at once", added, nDeclined, peak.Load())
 	stressShutdown(t, k)
 }
 

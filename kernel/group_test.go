@@ -228,6 +228,75 @@ func TestGroupGoMisuse(t *testing.T) {
 	require.NoError(t, g.Wait(), "a rejected Go adds nothing")
 }
 
+func TestGroupTryGoMisuse(t *testing.T) {
+	k := newKernel(t)
+	g := k.NewGroup(nil)
+	started, err := g.TryGo(nil)
+	require.ErrorIs(t, err, kernel.ErrNilFunc)
+	require.False(t, started)
+	require.NoError(t, k.Shutdown(context.Background()))
+	started, err = g.TryGo(func(*kernel.Ctx) error { return nil })
+	require.ErrorIs(t, err, kernel.ErrClosed)
+	require.False(t, started)
+	require.NoError(t, g.Wait(), "a rejected TryGo adds nothing")
+	require.Zero(t, testhook.GroupStateOf(g).Pending, "a rejected TryGo adds nothing")
+}
+
+// TryGo starts a function only when the group has room, from outside the
+// kernel and from a task alike, and otherwise adds nothing: the function
+// never runs, and neither the pending count nor the limit's queue grows.
+func TestGroupTryGoStartsOnlyWhenThereIsRoom(t *testing.T) {
+	k := newKernel(t, kernel.WithProcs(2))
+	g := k.NewGroup(nil)
+	started, err := g.TryGo(func(*kernel.Ctx) error { return nil })
+	require.NoError(t, err)
+	require.True(t, started, "TryGo on a group without a limit")
+	require.NoError(t, g.Wait())
+
+	g.SetLimit(1)
+	gate := make(chan struct{})
+	holding := make(chan struct{})
+	require.NoError(t, g.Go(func(c *kernel.Ctx) error {
+		close(holding)
+		c.Block(func() { <-gate }) // holds the only slot
+		return nil
+	}))
+	<-holding
+	var declinedRan atomic.Bool
+	declined := func(*kernel.Ctx) error {
+		declinedRan.Store(true)
+		return nil
+	}
+	started, err = g.TryGo(declined)
+	require.NoError(t, err)
+	require.False(t, started, "TryGo from outside while the only slot is held")
+	fromTask := make(chan bool, 1)
+	require.NoError(t, k.Go(func(*kernel.Ctx) {
+		ok, err := g.TryGo(declined)
+		if err != nil {
+			panic(err)
+		}
+		fromTask <- ok
+	}))
+	require.False(t, <-fromTask, "TryGo from a task while the only slot is held")
+	st := testhook.GroupStateOf(g)
+	require.Equal(t, int64(1), st.Pending, "declined TryGos added to the pending count")
+	require.Zero(t, st.Queued, "declined TryGos queued")
+
+	close(gate)
+	require.NoError(t, g.Wait())
+	var ran atomic.Bool
+	started, err = g.TryGo(func(*kernel.Ctx) error {
+		ran.Store(true)
+		return nil
+	})
+	require.NoError(t, err)
+	require.True(t, started, "TryGo once the slot came back")
+	require.NoError(t, g.Wait())
+	require.True(t, ran.Load())
+	require.False(t, declinedRan.Load(), "a function TryGo declined ran")
+}
+
 func TestGroupWaitIsReleasedWhenTheKernelStopsFirst(t *testing.T) {
 	k := newKernel(t)
 	g := k.NewGroup(nil)

@@ -13,24 +13,27 @@ import (
 
 // CheckGroups drives task groups in a deterministic single-M run of the
 // real kernel (a testhook.Manual, as in CheckKernel) and spec.Groups in
-// lock step. From outside the kernel the test adds tasks to a group, sets
-// a group's limit, waits for a group that the specification says is done,
-// and schedules a P of its choice. Each task, when the kernel runs it,
-// draws what it does (add a task to a group, join a group, set a limit,
-// yield) and whether it returns an error; each Join continuation checks
-// the error it receives and may add and join too. The task that runs must
-// be one the specification has started: not one still in a limit queue, a
-// continuation whose group is not done, or a task that finished. After
-// every step each group's pending count, whether it has had a limit, its
-// active count, the length of its limit queue, its registered
-// continuations and its first error must agree with the specification,
-// whose own invariants are checked too. At the end the test stops drawing
-// actions and schedules until nothing runs: every task and continuation
-// must have finished, each exactly once, and every group must be done.
+// lock step. From outside the kernel the test adds tasks to a group (with
+// Go, or with TryGo, which must start a task exactly when the
+// specification's does), sets a group's limit, waits for a group that the
+// specification says is done, and schedules a P of its choice. Each task,
+// when the kernel runs it, draws what it does (add a task to a group with
+// Go or TryGo, join a group, set a limit, yield) and whether it returns an
+// error; each Join continuation checks the error it receives and may add
+// and join too. The task that runs must be one the specification has
+// started: not one still in a limit queue, a continuation whose group is
+// not done, or a task that finished. After every step each group's pending
+// count, whether it has had a limit, its active count, the length of its
+// limit queue, its registered continuations and its first error must agree
+// with the specification, whose own invariants are checked too. At the end
+// the test stops drawing actions and schedules until nothing runs: every
+// task and continuation must have finished, each exactly once, and every
+// group must be done.
 func CheckGroups(t *rapid.T) {
 	s := newGroupSystem(t)
 	t.Repeat(map[string]func(*rapid.T){
 		"go":        s.goFromOutside,
+		"try go":    s.tryGoFromOutside,
 		"set limit": s.setLimitFromOutside,
 		"wait":      s.wait,
 		"schedule":  func(t *rapid.T) { s.schedule(t) },
@@ -94,6 +97,28 @@ func (s *groupSystem) goFromOutside(t *rapid.T) {
 	id, _, err := s.s.Go(g)
 	must(t, err)
 	must(t, s.groups[g].Go(s.task(id)))
+}
+
+func (s *groupSystem) tryGoFromOutside(t *rapid.T) {
+	s.t = t
+	s.tryGo(t, s.drawGroup(t, 1))
+}
+
+// tryGo calls Group.TryGo on group g: it must start a task exactly when
+// the specification's TryGo does.
+func (s *groupSystem) tryGo(t *rapid.T, g int) {
+	id, err := s.s.TryGo(g)
+	must(t, err)
+	fn := s.task(id)
+	if id == 0 {
+		fn = func(*kernel.Ctx) error {
+			s.guard(func() { mismatch(s.t, "a function that group %d's TryGo declined ran", g) })
+			return nil
+		}
+	}
+	started, err := s.groups[g].TryGo(fn)
+	must(t, err)
+	equal(t, fmt.Sprintf("group %d's TryGo started its task", g), id != 0, started)
 }
 
 func (s *groupSystem) setLimitFromOutside(t *rapid.T) {
@@ -185,7 +210,7 @@ func (s *groupSystem) actions(t *rapid.T, c *kernel.Ctx, id int, task bool) {
 	if s.draining {
 		return
 	}
-	kinds := []string{"go", "join", "set limit"}
+	kinds := []string{"go", "try go", "join", "set limit"}
 	if task {
 		kinds = append(kinds, "yield")
 	}
@@ -196,6 +221,8 @@ func (s *groupSystem) actions(t *rapid.T, c *kernel.Ctx, id int, task bool) {
 			child, _, err := s.s.Go(g)
 			must(t, err)
 			must(t, s.groups[g].Go(s.task(child)))
+		case "try go":
+			s.tryGo(t, s.drawGroup(t, 1))
 		case "join":
 			// A task joins a group of its own group's id or above, so
 			// that no two continuations wait for each other.

@@ -36,6 +36,8 @@ func (s GroupTaskState) String() string {
 //
 //   - [Groups.Go] is Group.Go: the group's pending count goes up; over
 //     the limit the task waits in the group's FIFO queue, else it starts.
+//   - [Groups.TryGo] is Group.TryGo: Go when the task would start, and
+//     nothing otherwise.
 //   - [Groups.SetLimit] is Group.SetLimit: a raised or removed limit starts
 //     queued tasks, oldest first.
 //   - [Groups.Join] is Ctx.Join by a running task: the continuation
@@ -142,6 +144,22 @@ func (s *Groups) Go(g int) (task int, started bool, err error) {
 		gr.active++
 	}
 	return s.newTask(groupTaskRec{grp: g, counted: gr.limited, state: GroupTaskStarted}), true, nil
+}
+
+// TryGo models Group.TryGo on group g, from inside a task or outside: the
+// task starts as with [Groups.Go] when the group has room (no limit, or
+// fewer counted tasks active than the limit and none queued), and
+// otherwise nothing changes and task is 0.
+func (s *Groups) TryGo(g int) (task int, err error) {
+	gr, err := s.group(g)
+	if err != nil {
+		return 0, err
+	}
+	if gr.limited && gr.limit > 0 && (gr.active >= gr.limit || len(gr.queue) > 0) {
+		return 0, nil
+	}
+	task, _, err = s.Go(g)
+	return task, err
 }
 
 // SetLimit models Group.SetLimit(n) on group g and returns the queued

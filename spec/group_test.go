@@ -77,6 +77,30 @@ func TestGroupsLimitQueuesInFIFOOrderAndHandsOverSlots(t *testing.T) {
 	}
 }
 
+func TestGroupsTryGoStartsOnlyWhatGoWouldStart(t *testing.T) {
+	var s spec.Groups
+	g := s.NewGroup()
+	if task, _ := s.TryGo(g); task == 0 || s.State(task) != spec.GroupTaskStarted {
+		t.Fatalf("TryGo on a group without a limit = task %d, want a started task", task)
+	}
+	s.SetLimit(g, 1)
+	a, _ := s.TryGo(g)
+	if a == 0 || s.Active(g) != 1 {
+		t.Fatalf("TryGo under a limit of 1 = task %d with %d active, want a started task and 1 active", a, s.Active(g))
+	}
+	pending := s.Pending(g)
+	if task, _ := s.TryGo(g); task != 0 || s.Pending(g) != pending || len(s.Queued(g)) != 0 {
+		t.Fatalf("TryGo at the limit = task %d, pending %d (was %d), %d queued; want nothing added", task, s.Pending(g), pending, len(s.Queued(g)))
+	}
+	mustFinish(t, &s, a, nil)
+	if task, _ := s.TryGo(g); task == 0 {
+		t.Fatal("TryGo declined after the limit's slot came back")
+	}
+	if _, err := s.TryGo(99); err == nil {
+		t.Fatal("TryGo on a group that does not exist returned no violation")
+	}
+}
+
 func TestGroupsLimitCountsOnlyTasksAddedOnceTheGroupHadALimit(t *testing.T) {
 	var s spec.Groups
 	g := s.NewGroup()
