@@ -194,9 +194,10 @@ func (g *Group) TryGo(fn func(*Ctx) error) (bool, error) {
 	return true, nil
 }
 
-// reserve counts a new task in g if it may start at once, and reports
-// whether it holds a slot of g's limit and whether it was counted. A
-// group that never had a limit takes one atomic add, as Go does.
+// reserve adds a new task to g's pending count if the task may start at
+// once, and reports whether the task holds a slot of g's limit (counted)
+// and whether it was added (ok). A group that never had a limit takes one
+// atomic add, as Go does.
 func (g *Group) reserve() (counted, ok bool) {
 	if g.pending.Load()&pendingLimited == 0 {
 		if g.pending.Add(1)&pendingLimited == 0 {
