@@ -109,12 +109,12 @@ func (s *groupSystem) tryGoFromOutside(t *rapid.T) {
 func (s *groupSystem) tryGo(t *rapid.T, g int) {
 	id, err := s.s.TryGo(g)
 	must(t, err)
-	fn := s.task(id)
-	if id == 0 {
-		fn = func(*kernel.Ctx) error {
-			s.guard(func() { mismatch(s.t, "a function that group %d's TryGo declined ran", g) })
-			return nil
-		}
+	fn := func(*kernel.Ctx) error {
+		s.guard(func() { mismatch(s.t, "a function that group %d's TryGo declined ran", g) })
+		return nil
+	}
+	if id != 0 {
+		fn = s.task(id)
 	}
 	started, err := s.groups[g].TryGo(fn)
 	must(t, err)
