@@ -235,8 +235,15 @@ func tryGoModel(holdSlot bool) {
 	tried := &gtask{name: "tried"}
 	var started, holderRuns xsync.Int32
 	var returned xsync.Note
+	triedFn := func(c *kernel.Ctx) error {
+		// Both tried and holder hold a slot only after the limit: at
+		// most one of them may, and does, count while it runs.
+		st := testhook.GroupStateOf(g)
+		explore.Assertf(st.Active <= 1, "tried runs with %d tasks active in a limit of 1", st.Active)
+		return tried.fn(c)
+	}
 	must(parent.Go(func(*kernel.Ctx) error {
-		ok, err := g.TryGo(tried.fn)
+		ok, err := g.TryGo(triedFn)
 		if ok {
 			started.Store(1)
 		}

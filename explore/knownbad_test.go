@@ -144,6 +144,7 @@ func TestKnownBadKernelsAreReported(t *testing.T) {
 		{mutant.Named("complete-counted-from-early-look"), byGroupModels("^TestGroupModels$/^CountedJoinSlot$")},
 		{mutant.Named("trygo-raced-slot-uncounted"), byGroupModels("^TestGroupModels$/^TryGoVsSetLimit$")},
 		{mutant.Named("trygo-raced-count-kept"), byGroupModels("^TestGroupModels$/^TryGoVsHeldSlot$")},
+		{mutant.Named("trygo-raced-ignores-limit"), byGroupModels("^TestGroupModels$/^TryGoVsHeldSlot$")},
 	} {
 		t.Run(c.m.Name, func(t *testing.T) {
 			t.Parallel()

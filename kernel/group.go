@@ -167,9 +167,11 @@ func (g *Group) Go(fn func(*Ctx) error) error {
 }
 
 // TryGo adds fn to the group as a new task, as [Group.Go] does, only if
-// it starts at once: when g has no limit, or fewer of its tasks than the
-// limit are queued in the kernel or running and no function waits in its
-// queue. Otherwise it adds nothing and returns false. It never blocks and
+// it starts at once: when g has no limit, or fewer of its tasks hold a
+// slot of the limit than the limit allows (see [Group.SetLimit] for which
+// tasks hold one) and no function waits in its queue. Otherwise it adds
+// nothing and returns false. A slot that a finishing task frees may go to
+// a TryGo before a GoWait blocked on the limit takes it, as with Go. It never blocks and
 // never queues, from a task or from any other goroutine: how a task adds
 // to a limited group without letting the group's queue grow (a goroutine
 // outside the kernel may wait for room with [Group.GoWait] instead). Like
@@ -178,7 +180,8 @@ func (g *Group) Go(fn func(*Ctx) error) error {
 //
 // TryGo returns false and [ErrNilFunc] for a nil fn, and false and
 // [ErrClosed] from outside the kernel once Shutdown or Close has been
-// called.
+// called, when fn would otherwise have started (a full group declines
+// first, with a nil error).
 func (g *Group) TryGo(fn func(*Ctx) error) (bool, error) {
 	if fn == nil {
 		return false, ErrNilFunc
@@ -196,8 +199,8 @@ func (g *Group) TryGo(fn func(*Ctx) error) (bool, error) {
 
 // reserve adds a new task to g's pending count if the task may start at
 // once, and reports whether the task holds a slot of g's limit (counted)
-// and whether it was added (ok). A group that never had a limit takes one
-// atomic add, as Go does.
+// and whether it was added (ok). A group that never had a limit takes an
+// atomic load and an add, and no lock.
 func (g *Group) reserve() (counted, ok bool) {
 	if g.pending.Load()&pendingLimited == 0 {
 		if g.pending.Add(1)&pendingLimited == 0 {

@@ -48,7 +48,8 @@ type mutantVerifier struct {
 	// execution caps, not by a hang (the explorer reports a deadlock or a
 	// livelock itself), and the RC11 suite alone takes about two minutes
 	// on 2 cores, so that on a loaded machine 3 minutes would kill an
-	// unmodified or an equivalent run. The known-bad suites get room for
+	// unmodified or an equivalent run; so does explore, whose group
+	// models take more than a minute. The known-bad suites get room for
 	// every seeded bug's run to go its whole length when the mutated
 	// verifier reports none, and for waiting on another mutant's.
 	timeout time.Duration
@@ -62,7 +63,7 @@ func mutantVerifiers() []mutantVerifier {
 	return []mutantVerifier{
 		{name: "proptest", pkgs: []string{"./proptest"}, args: []string{"-skip", "^TestKnownBad"}},
 		{name: "fuzz seeds", pkgs: []string{"./fuzz"}, args: []string{"-run", "^Fuzz"}},
-		{name: "explore", tags: explore, pkgs: []string{"./explore"}, args: []string{"-skip", "^(TestKnownBad|TestKernelModels(RC11)?$|TestTokioLoomQueueUnbounded$)"}},
+		{name: "explore", tags: explore, pkgs: []string{"./explore"}, args: []string{"-skip", "^(TestKnownBad|TestKernelModels(RC11)?$|TestTokioLoomQueueUnbounded$)"}, timeout: 10 * time.Minute},
 		{name: "explore slots", tags: explore, pkgs: []string{"./netpoll"}, args: []string{"-run", "^TestWaitSlotModels(RC11)?$"}},
 		{name: "explore models", tags: explore, pkgs: []string{"./explore"}, args: []string{"-run", "^TestKernelModels$"}, timeout: 10 * time.Minute},
 		{name: "explore models rc11", tags: explore, pkgs: []string{"./explore"}, args: []string{"-run", "^TestKernelModelsRC11$"}, timeout: 10 * time.Minute},
