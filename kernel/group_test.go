@@ -404,6 +404,45 @@ func TestJoinOnADoneGroupRunsAtOnce(t *testing.T) {
 	require.Empty(t, got)
 }
 
+// A group that once had a limit keeps a mark of it beside its count of
+// tasks; done is a count of 0 whatever the mark, so a Join on such a group
+// runs at once too.
+func TestJoinOnADoneGroupThatHadALimitRunsAtOnce(t *testing.T) {
+	k := newKernel(t)
+	g := k.NewGroup(nil)
+	g.SetLimit(2)
+	require.NoError(t, g.Go(func(*kernel.Ctx) error { return nil }))
+	require.NoError(t, g.Wait())
+	got := make(chan error, 2)
+	require.NoError(t, k.Go(func(c *kernel.Ctx) {
+		c.Join(g, func(_ *kernel.Ctx, err error) { got <- err })
+	}))
+	require.NoError(t, k.Shutdown(context.Background()))
+	require.Len(t, got, 1, "the continuation of a Join on a done group that had a limit did not run once")
+}
+
+// Completing a group hands each registered continuation over once: a
+// group reused after its Joins ran starts none of them again when it is
+// done the second time. Two Joins, because the first one's continuation is
+// kept apart from the later ones'.
+func TestJoinContinuationsRunOnceWhenTheGroupIsReused(t *testing.T) {
+	k := newKernel(t, kernel.WithProcs(2))
+	g := k.NewGroup(nil)
+	gate := make(chan struct{})
+	ran := make(chan string, 4)
+	require.NoError(t, k.Go(func(c *kernel.Ctx) {
+		g.Go(func(*kernel.Ctx) error { <-gate; return nil }) // keeps g busy while both Join
+		c.Join(g, func(*kernel.Ctx, error) { ran <- "first" })
+		c.Join(g, func(*kernel.Ctx, error) { ran <- "second" })
+		close(gate)
+	}))
+	require.ElementsMatch(t, []string{"first", "second"}, []string{<-ran, <-ran})
+	require.NoError(t, g.Go(func(*kernel.Ctx) error { return nil }))
+	require.NoError(t, g.Wait())
+	require.NoError(t, k.Shutdown(context.Background()))
+	require.Empty(t, ran, "a continuation ran again when its group was done a second time")
+}
+
 func TestGroupsForkJoinATree(t *testing.T) {
 	k := newKernel(t, kernel.WithProcs(4))
 	var out int
