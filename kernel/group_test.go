@@ -443,6 +443,27 @@ func TestJoinContinuationsRunOnceWhenTheGroupIsReused(t *testing.T) {
 	require.Empty(t, ran, "a continuation ran again when its group was done a second time")
 }
 
+// Task records are recycled: a continuation that gets a group's error
+// leaves its record to later tasks, and the continuation of a group with
+// no error that runs on it must get nil.
+func TestJoinContinuationsGetTheirOwnGroupsError(t *testing.T) {
+	k := newKernel(t, kernel.WithProcs(1))
+	boom := errors.New("boom")
+	for i := range 20 {
+		var want error
+		if i%2 == 0 {
+			want = boom
+		}
+		got := make(chan error, 1)
+		require.NoError(t, k.Go(func(c *kernel.Ctx) {
+			g := k.NewGroup(nil)
+			g.Go(func(*kernel.Ctx) error { return want })
+			c.Join(g, func(_ *kernel.Ctx, err error) { got <- err })
+		}))
+		require.Equal(t, want, <-got, "round %d", i)
+	}
+}
+
 func TestGroupsForkJoinATree(t *testing.T) {
 	k := newKernel(t, kernel.WithProcs(4))
 	var out int
