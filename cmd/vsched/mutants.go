@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -53,6 +54,11 @@ type mutantVerifier struct {
 	// every seeded bug's run to go its whole length when the mutated
 	// verifier reports none, and for waiting on another mutant's.
 	timeout time.Duration
+	// baselineFirst orders the baseline's runs: the suites whose whole
+	// run takes minutes (the model searches) have it set, higher for
+	// longer, and start first, so that on few CPUs the short suites run
+	// beside them rather than one long suite alone at the end.
+	baselineFirst int
 }
 
 // mutantVerifiers is the suite each mutant faces, cheapest first. explore
@@ -63,10 +69,10 @@ func mutantVerifiers() []mutantVerifier {
 	return []mutantVerifier{
 		{name: "proptest", pkgs: []string{"./proptest"}, args: []string{"-skip", "^TestKnownBad"}},
 		{name: "fuzz seeds", pkgs: []string{"./fuzz"}, args: []string{"-run", "^Fuzz"}},
-		{name: "explore", tags: explore, pkgs: []string{"./explore"}, args: []string{"-skip", "^(TestKnownBad|TestKernelModels(RC11)?$|TestTokioLoomQueueUnbounded$)"}, timeout: 10 * time.Minute},
+		{name: "explore", tags: explore, pkgs: []string{"./explore"}, args: []string{"-skip", "^(TestKnownBad|TestKernelModels(RC11)?$|TestTokioLoomQueueUnbounded$)"}, timeout: 10 * time.Minute, baselineFirst: 2},
 		{name: "explore slots", tags: explore, pkgs: []string{"./netpoll"}, args: []string{"-run", "^TestWaitSlotModels(RC11)?$"}},
-		{name: "explore models", tags: explore, pkgs: []string{"./explore"}, args: []string{"-run", "^TestKernelModels$"}, timeout: 10 * time.Minute},
-		{name: "explore models rc11", tags: explore, pkgs: []string{"./explore"}, args: []string{"-run", "^TestKernelModelsRC11$"}, timeout: 10 * time.Minute},
+		{name: "explore models", tags: explore, pkgs: []string{"./explore"}, args: []string{"-run", "^TestKernelModels$"}, timeout: 10 * time.Minute, baselineFirst: 1},
+		{name: "explore models rc11", tags: explore, pkgs: []string{"./explore"}, args: []string{"-run", "^TestKernelModelsRC11$"}, timeout: 10 * time.Minute, baselineFirst: 3},
 		{name: "tests", args: []string{"-skip", "^TestKnownBad"}},
 		{name: "known-bad proptest", knownBad: true, pkgs: []string{"./proptest"}, args: []string{"-run", "^TestKnownBad"}, timeout: 10 * time.Minute},
 		{name: "known-bad linearizability", knownBad: true, tags: explore, pkgs: []string{"./linearizability"}, args: []string{"-run", "^TestKnownBad"}, timeout: 10 * time.Minute},
@@ -426,8 +432,9 @@ func (mc *mutantCampaign) verification(m mutant.Mutant) bool {
 // code but the known-bad suites (see [lateBaseline]); one that tests the
 // mutated package itself runs on each package the mutants touch, alone (a
 // package of the explorer build only would make go test refuse the
-// others). It returns the names of those that passed, and the symptom and
-// output of those that failed.
+// others). The suites that take minutes start first, longest first
+// (baselineFirst). It returns the names of those that passed, each with
+// how long it took, and the symptom and output of those that failed.
 func (mc *mutantCampaign) baseline(ctx context.Context, mutants []mutant.Mutant) (passed []string, failed map[string]string) {
 	start := time.Now()
 	mc.prog.begin("baseline")
@@ -441,7 +448,12 @@ func (mc *mutantCampaign) baseline(ctx context.Context, mutants []mutant.Mutant)
 	vs := slices.DeleteFunc(mutantVerifiers(), func(v mutantVerifier) bool {
 		return v.knownBad || !slices.ContainsFunc(mutants, func(m mutant.Mutant) bool { return mc.relevant(v, m) })
 	})
+	slices.SortStableFunc(vs, func(a, b mutantVerifier) int { return cmp.Compare(b.baselineFirst, a.baselineFirst) })
+	durs := make([]time.Duration, len(vs))
+	took := map[string]time.Duration{}                                      // of those that passed
 	inOrder(ctx, len(vs), runtime.GOMAXPROCS(0), func(i int) (how string) { // how vs[i] fails, or ""
+		start := time.Now()
+		defer func() { durs[i] = time.Since(start) }()
 		runs := [][]string{vs[i].pkgs}
 		if vs[i].pkgs == nil {
 			runs = own
@@ -456,9 +468,14 @@ func (mc *mutantCampaign) baseline(ctx context.Context, mutants []mutant.Mutant)
 		if how != "" {
 			failed[vs[i].name] = how
 		} else {
-			passed = append(passed, vs[i].name)
+			took[vs[i].name] = durs[i]
 		}
 	})
+	for _, v := range mutantVerifiers() { // in the suite's order, whatever order they ran in
+		if d, ok := took[v.name]; ok {
+			passed = append(passed, v.name+" ("+formatDuration(d)+")")
+		}
+	}
 	if ctx.Err() != nil {
 		return passed, failed
 	}

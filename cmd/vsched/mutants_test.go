@@ -92,7 +92,7 @@ func TestMutantsTableSaysWhatKilledEachMutantAndFailsOnASurvivor(t *testing.T) {
 		`add-divides\s+p\s+BROKEN\s+-\s+-\s+its patch expects explore slots, which does not test package p`,
 		`add-negates\s+p\s+killed\s+tests \(fast\)\s+\S+\s+TestAddAdds\n`,
 		`check-passes-all\s+proptest\s+killed\s+known-bad proptest \(fast\)\s+\S+\s+TestKnownBadAddIsReported`,
-		`baseline: 3 verifiers pass on the unmutated code: proptest, tests, race`,
+		`baseline: 3 verifiers pass on the unmutated code: proptest \(\S+\), tests \(\S+\), race \(\S+\) \(\S+\)`,
 		`baseline of the known-bad suites, each run when a mutant first reached it: known-bad proptest passes`,
 		`mutants: FAIL \(8 mutants: 3 killed, `,
 	} {
