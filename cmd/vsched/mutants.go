@@ -300,7 +300,7 @@ type mutantCampaign struct {
 // lateBaseline is a known-bad suite's run on the unmutated code, made
 // once, when the first mutant that no other verifier killed reaches that
 // suite: most campaigns kill every mutant before, and the explorer's
-// suite alone takes about four minutes. No kill of the suite counts
+// suite alone takes about two minutes. No kill of the suite counts
 // before its baseline has passed.
 type lateBaseline struct {
 	once sync.Once
