@@ -449,8 +449,11 @@ func (mc *mutantCampaign) baseline(ctx context.Context, mutants []mutant.Mutant)
 		return v.knownBad || !slices.ContainsFunc(mutants, func(m mutant.Mutant) bool { return mc.relevant(v, m) })
 	})
 	slices.SortStableFunc(vs, func(a, b mutantVerifier) int { return cmp.Compare(b.baselineFirst, a.baselineFirst) })
+	// durs holds how long each run took, took the durs of those that
+	// passed.
 	durs := make([]time.Duration, len(vs))
-	took := map[string]time.Duration{}                                      // of those that passed
+	took := map[string]time.Duration{}
+
 	inOrder(ctx, len(vs), runtime.GOMAXPROCS(0), func(i int) (how string) { // how vs[i] fails, or ""
 		start := time.Now()
 		defer func() { durs[i] = time.Since(start) }()
