@@ -449,29 +449,29 @@ func (mc *mutantCampaign) baseline(ctx context.Context, mutants []mutant.Mutant)
 		return v.knownBad || !slices.ContainsFunc(mutants, func(m mutant.Mutant) bool { return mc.relevant(v, m) })
 	})
 	slices.SortStableFunc(vs, func(a, b mutantVerifier) int { return cmp.Compare(b.baselineFirst, a.baselineFirst) })
-	// durs holds how long each run took, took the durs of those that
-	// passed.
-	durs := make([]time.Duration, len(vs))
-	took := map[string]time.Duration{}
-
-	inOrder(ctx, len(vs), runtime.GOMAXPROCS(0), func(i int) (how string) { // how vs[i] fails, or ""
+	// run is how a verifier failed ("" if it passed) and how long it took.
+	type run struct {
+		how string
+		dur time.Duration
+	}
+	took := map[string]time.Duration{} // of those that passed
+	inOrder(ctx, len(vs), runtime.GOMAXPROCS(0), func(i int) run {
 		start := time.Now()
-		defer func() { durs[i] = time.Since(start) }()
 		runs := [][]string{vs[i].pkgs}
 		if vs[i].pkgs == nil {
 			runs = own
 		}
 		for _, pkgs := range runs {
 			if killed, how, out := mc.goTest(ctx, vs[i], pkgs, ""); ctx.Err() == nil && (killed || how != "") {
-				return how + "\n    " + strings.ReplaceAll(strings.TrimRight(out, "\n"), "\n", "\n    ")
+				return run{how + "\n    " + strings.ReplaceAll(strings.TrimRight(out, "\n"), "\n", "\n    "), time.Since(start)}
 			}
 		}
-		return ""
-	}, func(i int) { mc.prog.status(vs[i].name) }, func(i int, how string) {
-		if how != "" {
-			failed[vs[i].name] = how
+		return run{"", time.Since(start)}
+	}, func(i int) { mc.prog.status(vs[i].name) }, func(i int, r run) {
+		if r.how != "" {
+			failed[vs[i].name] = r.how
 		} else {
-			took[vs[i].name] = durs[i]
+			took[vs[i].name] = r.dur
 		}
 	})
 	for _, v := range mutantVerifiers() { // in the suite's order, whatever order they ran in
