@@ -228,6 +228,9 @@ func (tp *testPoller) readFull(c *netpoll.Conn, b []byte) error {
 	tp.t.Helper()
 	for len(b) > 0 {
 		n, err := c.Read(b)
+		if n > len(b) {
+			return fmt.Errorf("Read returned %d for a slice of %d bytes", n, len(b))
+		}
 		b = b[n:]
 		if errors.Is(err, netpoll.ErrWouldBlock) {
 			if err := tp.wait(c.Desc(), netpoll.Read); err != nil {

@@ -84,7 +84,7 @@ func TestFinishWaitOfAWokenWaiterLeavesTheNextWaiterAlone(t *testing.T) {
 func requireTask2Parked(t *testing.T, p *Poller, d *Desc, w2 *Waiter) {
 	t.Helper()
 	if got := d.r.state.Load(); got != w2 {
-		t.Errorf("after task 1's FinishWait the slot holds %p, want task 2's waiter %p: task 2 is lost", got, w2)
+		t.Errorf("after task 1's last call the slot holds %p, want task 2's waiter %p: task 2 is lost", got, w2)
 	}
 	if n := p.Waiters(); n != 1 {
 		t.Errorf("Waiters() = %d with task 2 parked, want 1", n)
@@ -160,6 +160,113 @@ func TestFinishWaitOfAPolledWaiterLeavesTheNextWaiterAlone(t *testing.T) {
 		t.Errorf("task 1's FinishWait panicked with task 2 parked on the slot: %v", pv)
 	}
 	requireTask2Parked(t, p, d, w2)
+}
+
+// armedWait registers a of a fresh socket pair, consumes the
+// registration's first edges and arms a read wait on it, as a task's run
+// does before it asks for the wait.
+func armedWait(t *testing.T, p *Poller) (d *Desc, b int) {
+	t.Helper()
+	a, b := socketpair(t)
+	t.Cleanup(func() { unix.Close(a); unix.Close(b) })
+	d, err := p.Register(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	p.Poll(0, nil)
+	for {
+		armed, err := d.PrepareWait(Read)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if armed {
+			return d, b
+		}
+	}
+}
+
+// A task arms a read wait, the descriptor becomes readable and a Poll
+// latches the edge, and then the task dies in the same run: its
+// CancelWait must leave the edge in the slot, or the next task to wait
+// parks on data that raises no new edge, and is never woken.
+func TestCancelWaitLeavesALatchedEdgeForTheNextWait(t *testing.T) {
+	p := newTestPoller(t)
+	d, b := armedWait(t, p)
+	if _, err := unix.Write(b, []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 100 && d.r.state.Load() != pdReady; i++ {
+		if got := p.Poll(100*time.Millisecond, nil); len(got) != 0 {
+			t.Fatalf("Poll handed back %v for a wait nobody committed", got)
+		}
+	}
+	if d.r.state.Load() != pdReady {
+		t.Fatal("no Poll latched the edge")
+	}
+	d.CancelWait(Read)
+	if armed, err := d.PrepareWait(Read); armed || err != nil {
+		t.Fatalf("the next PrepareWait = %v, %v; want false, nil: the edge the dead task's wait saw is lost", armed, err)
+	}
+}
+
+// A task arms a read wait, a deadline ends it before the commit and is
+// then cleared, and a second task arms and commits a wait on the same
+// slot; the first task then dies. Its CancelWait must leave the second
+// task's waiter parked.
+func TestCancelWaitLeavesTheNextWaiterAlone(t *testing.T) {
+	p := newTestPoller(t)
+	d, _ := armedWait(t, p)
+	if err := d.SetReadDeadline(time.Now().Add(-time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.SetReadDeadline(time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	armed, err := d.PrepareWait(Read)
+	if !armed || err != nil {
+		t.Fatalf("PrepareWait 2: %v %v", armed, err)
+	}
+	w2 := NewWaiter("task2")
+	if !d.CommitWait(Read, w2) {
+		t.Fatal("CommitWait 2 failed")
+	}
+	d.CancelWait(Read)
+	requireTask2Parked(t, p, d, w2)
+}
+
+// A Poll sleeps until the earliest deadline and then fires it: a waiter
+// whose read deadline is 200 ms away is handed back by the second Poll or
+// so (a wait is whole milliseconds, rounded down, so the first may wake
+// just short of the deadline and the next then sleeps past it), never
+// after one short wake-up per Poll, which would keep an idle scheduler
+// polling until the deadline.
+func TestAPollSleepsUntilTheEarliestDeadlineAndFiresIt(t *testing.T) {
+	p := newTestPoller(t)
+	d, _ := armedWait(t, p)
+	w := NewWaiter("task")
+	if !d.CommitWait(Read, w) {
+		t.Fatal("CommitWait failed")
+	}
+	if err := d.SetReadDeadline(time.Now().Add(200 * time.Millisecond)); err != nil {
+		t.Fatal(err)
+	}
+	const polls = 10
+	for i := 1; i <= polls; i++ {
+		got := p.Poll(time.Second, nil)
+		if len(got) == 0 {
+			continue
+		}
+		if len(got) != 1 || got[0] != w {
+			t.Fatalf("Poll %d returned %v, want the waiter", i, got)
+		}
+		if err := d.FinishWait(Read, w); err != ErrDeadlineExceeded {
+			t.Fatalf("FinishWait = %v, want ErrDeadlineExceeded", err)
+		}
+		t.Logf("the deadline fired in Poll %d", i)
+		return
+	}
+	t.Fatalf("%d Polls of up to 1 s each did not fire a deadline 200 ms away: each woke early", polls)
 }
 
 // The hot paths of a wait allocate nothing once the buffers are warm:

@@ -243,6 +243,41 @@ func TestReadAfterPeerCloseWriteIsEOFAndTheOtherDirectionStillWorks(t *testing.T
 	}
 }
 
+// A Read fills at most len(b) bytes, whatever b's capacity: the rest of
+// the backing array is the caller's, and the bytes not read stay in the
+// socket for the next Read.
+func TestReadFillsAtMostTheLengthOfItsSlice(t *testing.T) {
+	tp := newTestPoller(t)
+	client, server := tp.pair(tp.listen())
+	if err := tp.writeAll(client, []byte("0123456789abcdef")); err != nil {
+		t.Fatalf("client write: %v", err)
+	}
+	// All 16 bytes wait in the socket before the first Read.
+	for {
+		n, err := unix.IoctlGetInt(server.Fd(), unix.SIOCINQ)
+		if err != nil {
+			t.Fatalf("SIOCINQ: %v", err)
+		}
+		if n == 16 {
+			break
+		}
+		if err := tp.wait(server.Desc(), netpoll.Read); err != nil {
+			t.Fatalf("wait for the rest: %v", err)
+		}
+	}
+	buf := bytes.Repeat([]byte{'.'}, 16)
+	if err := tp.readFull(server, buf[:4]); err != nil {
+		t.Fatalf("server read of 4: %v", err)
+	}
+	if string(buf) != "0123............" {
+		t.Fatalf("the buffer after a Read into its first 4 bytes is %q, want %q", buf, "0123............")
+	}
+	rest := make([]byte, 12)
+	if err := tp.readFull(server, rest); err != nil || string(rest) != "456789abcdef" {
+		t.Fatalf("the next read got %q, %v; want %q", rest, err, "456789abcdef")
+	}
+}
+
 // Bytes sent over a Conn carry what happened before they were sent: a
 // variable set before a Write and read after the Read that received the
 // bytes is no race, as with the net package. Reads and writes of up to
