@@ -90,7 +90,9 @@ func (p *Poller) deregister(d *Desc) {
 
 // poll waits for readiness, for at most delay: a negative delay blocks
 // until an event, a deadline or a breakPoll; zero does not block. It
-// never sleeps past the earliest deadline. It collects at most
+// never sleeps past the earliest deadline; a wait that deadline limits
+// ends short of it only by the rounding of the wait down to whole
+// milliseconds, so that an idle scheduler polls about once per deadline. It collects at most
 // [MaxEvents] events, fires the deadlines that are due, and returns the
 // waiters whose waits ended appended to list (the runtime's netpoll). An
 // interrupted wait (EINTR) returns what the deadlines gave, so that the
