@@ -135,6 +135,8 @@ func TestKnownBadKernelsAreReported(t *testing.T) {
 		{mutant.Named("ready-from-task-no-wakep"), byModels("^TestKernelModels$/^WakeFromBusyTask$")},
 		{mutant.Named("close-stops-after-taking-ps"), byModels("^TestKernelModels$/^CloseVsBlockWithLocalWork$")},
 		{mutant.Named("pidleput-no-exit-check"), byModels("^TestKernelModels$/^CloseVsRemoteWakep$")},
+		{mutant.Named("blocking-poll-rest-stays-local"), byModels("^TestKernelModels$/^NetpollTwoWokenVsIdleP$")},
+		{mutant.Named("poller-out-before-queued"), byModels("^TestKernelModels$/^NetpollShutdownVsWokenTask$")},
 		// The task groups' protocol, by the group models (group_test.go).
 		{mutant.Named("group-err-after-decrement"), byGroupModels("^TestGroupModels$/^LastTaskVsWait$")},
 		{mutant.Named("join-checks-count-unlocked"), byGroupModels("^TestGroupModels$/^LastTaskVsJoin$")},

@@ -143,6 +143,38 @@ func shutdownVsPoller() {
 	drain(k)
 }
 
+// shutdownVsWokenTask: one P; a task waits on a socket that a thread
+// writes while Shutdown runs. Shutdown does not wait for a parked task,
+// but a task that a poll woke is runnable and must run, not be dropped:
+// the M that polled stays the poller, in the drain's eyes, until what it
+// woke is queued.
+func shutdownVsWokenTask() {
+	k := newModelKernel(1)
+	d, peer := ioPair(k)
+	var started xsync.Note
+	var runs xsync.Int32
+	k.Go(func(c *kernel.Ctx) {
+		if runs.Add(1) == 1 {
+			if err := c.WaitRead(d); err != nil {
+				panic(err)
+			}
+			started.Wakeup()
+		}
+	})
+	started.Sleep()
+	writer := explore.Go(func() {
+		if _, err := unix.Write(peer, []byte{1}); err != nil {
+			panic(err)
+		}
+		np, _ := k.Poller()
+		pollOps.Break(np)
+	})
+	drain(k)
+	writer.Join()
+	n := k.Stats().DroppedCount
+	explore.Assertf(n == 0, "Shutdown dropped %d task(s); it drops none, and the woken task ran %d time(s)", n, runs.Load())
+}
+
 // monitorPollVsIdle: the monitor polls, without blocking, while the only
 // M goes idle after its task began to wait; then a thread writes. Whoever
 // polled, someone must be left to see the write: an M that took the
@@ -289,6 +321,52 @@ func blockVsIOWait() {
 	drain(k)
 }
 
+// twoWokenVsIdleP: two Ps and two tasks, each waiting to read its own
+// socket; a thread writes both sockets and then breaks the poller. One
+// task, once it has read, spins until the other has read too. When one
+// poll wakes both, the M that polled runs one and must hand the other on
+// (injectglist: to the global queue with an M started for the idle P),
+// or the other waits behind a spinning task that is never preempted.
+func twoWokenVsIdleP() {
+	k := newModelKernel(2)
+	d1, peer1 := ioPair(k)
+	d2, peer2 := ioPair(k)
+	var done xsync.Int32
+	var finished xsync.Note
+	spinner, other := &ktask{name: "spinner"}, &ktask{name: "other"}
+	buf1, buf2 := make([]byte, 1), make([]byte, 1)
+	k.Go(func(c *kernel.Ctx) {
+		if !readOrWait(c, d1, buf1) {
+			return
+		}
+		for done.Load() == 0 {
+			xsync.Spin()
+		}
+		spinner.fn(c)
+		finished.Wakeup()
+	})
+	k.Go(func(c *kernel.Ctx) {
+		if !readOrWait(c, d2, buf2) {
+			return
+		}
+		other.fn(c)
+		done.Store(1)
+	})
+	np, _ := k.Poller()
+	for np.Waiters() < 2 {
+		xsync.Spin()
+	}
+	for _, peer := range []int{peer1, peer2} {
+		if _, err := unix.Write(peer, []byte{1}); err != nil {
+			panic(err)
+		}
+	}
+	pollOps.Break(np)
+	finished.Sleep() // Shutdown does not wait for parked tasks
+	drain(k)
+	ranOnce(spinner, other)
+}
+
 func init() {
 	kernelModels = append(kernelModels, []struct {
 		name  string
@@ -302,5 +380,7 @@ func init() {
 		{"NetpollShutdownVsMonitorPoll", shutdownVsMonitorPoll},
 		{"NetpollDeadlineVsWait", deadlineVsWait},
 		{"NetpollMonitorPollVsTwoIdle", monitorPollVsTwoIdle},
+		{"NetpollTwoWokenVsIdleP", twoWokenVsIdleP},
+		{"NetpollShutdownVsWokenTask", shutdownVsWokenTask},
 	}...)
 }

@@ -162,6 +162,41 @@ func TestASecondWaiterOnASlotGetsErrBusy(t *testing.T) {
 	shutdown(t, k)
 }
 
+// A task that asks for a read wait and then panics is dead, with a panic
+// handler as without: its wait is taken back, so the next task's wait on
+// the same descriptor is no ErrBusy, and that task, not the dead one, runs
+// when data comes.
+func TestATaskThatPanicsAfterAskingForAWaitLeavesTheSlot(t *testing.T) {
+	handled := make(chan any, 1)
+	k, err := kernel.New(kernel.WithProcs(1), kernel.WithPanicHandler(func(v any, _ []byte) { handled <- v }))
+	require.NoError(t, err)
+	d, peer := pipePair(t, k)
+	var deadRuns atomic.Int32
+	require.NoError(t, k.Go(func(c *kernel.Ctx) {
+		deadRuns.Add(1)
+		if err := c.WaitRead(d); err != nil {
+			panic(err)
+		}
+		panic("after asking for a wait")
+	}))
+	require.Equal(t, "after asking for a wait", <-handled)
+	first, woken := make(chan error, 1), make(chan struct{})
+	runs := 0
+	require.NoError(t, k.Go(func(c *kernel.Ctx) {
+		if runs++; runs == 1 {
+			first <- c.WaitRead(d) // nothing written yet
+			return
+		}
+		close(woken)
+	}))
+	require.NoError(t, <-first, "the dead task still holds the read slot")
+	_, err = unix.Write(peer, []byte("x"))
+	require.NoError(t, err)
+	<-woken
+	shutdown(t, k)
+	require.Equal(t, int32(1), deadRuns.Load(), "the task that panicked ran again")
+}
+
 func TestWaitOnAForeignDescIsAnError(t *testing.T) {
 	k1, err := kernel.New(kernel.WithProcs(1))
 	require.NoError(t, err)
