@@ -109,9 +109,10 @@ func TestEventWithAStaleTagIsDropped(t *testing.T) {
 	}
 }
 
-// registerSocket registers one end of a new socketpair with p; the Desc
-// and both ends are closed when t ends.
-func registerSocket(t *testing.T, p *Poller) *Desc {
+// registerSocket registers one end of a new socketpair with p and returns
+// its Desc and the other end; the Desc and both ends are closed when t
+// ends.
+func registerSocket(t *testing.T, p *Poller) (*Desc, int) {
 	t.Helper()
 	x, y := socketpair(t)
 	t.Cleanup(func() { unix.Close(x); unix.Close(y) })
@@ -120,7 +121,7 @@ func registerSocket(t *testing.T, p *Poller) *Desc {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { d.Close() })
-	return d
+	return d, y
 }
 
 // TestConcurrentDeadlineChangesLeaveTheTimerOfTheLastOne sets one
@@ -129,7 +130,7 @@ func registerSocket(t *testing.T, p *Poller) *Desc {
 // deadline never fires.
 func TestConcurrentDeadlineChangesLeaveTheTimerOfTheLastOne(t *testing.T) {
 	p := newTestPoller(t)
-	d := registerSocket(t, p)
+	d, _ := registerSocket(t, p)
 	for round := range 2000 {
 		var wg sync.WaitGroup
 		for g := range 2 {
@@ -168,7 +169,7 @@ func TestConcurrentDeadlineChangesLeaveTheTimerOfTheLastOne(t *testing.T) {
 // passed and unfired.
 func TestRunTimersFiresAMovedDeadlineThatHasPassedInOneCall(t *testing.T) {
 	p := newTestPoller(t)
-	d := registerSocket(t, p)
+	d, _ := registerSocket(t, p)
 	w := NewWaiter("reader")
 	if armed, err := d.PrepareWait(Read); !armed || err != nil {
 		t.Fatalf("PrepareWait: %v, %v", armed, err)

@@ -162,18 +162,13 @@ func TestFinishWaitOfAPolledWaiterLeavesTheNextWaiterAlone(t *testing.T) {
 	requireTask2Parked(t, p, d, w2)
 }
 
-// armedWait registers a of a fresh socket pair, consumes the
-// registration's first edges and arms a read wait on it, as a task's run
-// does before it asks for the wait.
-func armedWait(t *testing.T, p *Poller) (d *Desc, b int) {
+// armedWait registers one end of a new socket pair (registerSocket),
+// consumes the registration's first edges and arms a read wait on it, as
+// a task's run does before it asks for the wait; it returns the Desc and
+// the other end.
+func armedWait(t *testing.T, p *Poller) (d *Desc, peer int) {
 	t.Helper()
-	a, b := socketpair(t)
-	t.Cleanup(func() { unix.Close(a); unix.Close(b) })
-	d, err := p.Register(a)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { d.Close() })
+	d, peer = registerSocket(t, p)
 	p.Poll(0, nil)
 	for {
 		armed, err := d.PrepareWait(Read)
@@ -181,7 +176,7 @@ func armedWait(t *testing.T, p *Poller) (d *Desc, b int) {
 			t.Fatal(err)
 		}
 		if armed {
-			return d, b
+			return d, peer
 		}
 	}
 }
