@@ -696,6 +696,10 @@ var defaultCap = map[string]int{
 	// 2m31s); its seeded bug monitor-lastpoll-store-not-cas fails at
 	// 97,238 (102,444 with the pruned ones, which the cap counts).
 	"NetpollMonitorPollVsTwoIdle": 130_000,
+	// Complete at bound 1 in 122,448 executions (30 s; 161,034 and about
+	// a minute under RC11). Its seeded bug blocking-poll-rest-stays-local
+	// fails at 530, in the deterministic order of the search.
+	"NetpollTwoWokenVsIdleP": 30_000,
 	// A group model. At its bound, 2, more than 2,942,511 executions
 	// (capped there after 2m19s); its seeded bug
 	// complete-counted-from-early-look fails at 43,444 (46,311 with the
