@@ -53,6 +53,16 @@ func ioPair(k *kernel.Kernel) (*netpoll.Desc, int) {
 	return d, fds[1]
 }
 
+// writeAndBreak writes a byte to the peer socket, then breaks k's poller,
+// as the operating system's wakeup would end a blocked epoll_wait.
+func writeAndBreak(k *kernel.Kernel, peer int) {
+	if _, err := unix.Write(peer, []byte{1}); err != nil {
+		panic(err)
+	}
+	np, _ := k.Poller()
+	pollOps.Break(np)
+}
+
 // readOrWait is a model task's read of a byte from d: it reports whether
 // the byte came, and when the read would block it has asked to wait for
 // readability. A wait that ended with an error fails the model.
@@ -65,6 +75,19 @@ func readOrWait(c *kernel.Ctx, d *netpoll.Desc, buf []byte) bool {
 			panic(err)
 		}
 		return false
+	}
+	return true
+}
+
+// firstRunWaits counts a model task's run in runs and, in its first run,
+// asks for a wait for d's readability (an error fails the model); it
+// reports whether this is that first run.
+func firstRunWaits(c *kernel.Ctx, d *netpoll.Desc, runs *xsync.Int32) bool {
+	if runs.Add(1) != 1 {
+		return false
+	}
+	if err := c.WaitRead(d); err != nil {
+		panic(err)
 	}
 	return true
 }
@@ -85,13 +108,7 @@ func readVsWrite() {
 			done.Wakeup()
 		}
 	})
-	writer := explore.Go(func() {
-		if _, err := unix.Write(peer, []byte{1}); err != nil {
-			panic(err)
-		}
-		np, _ := k.Poller()
-		pollOps.Break(np)
-	})
+	writer := explore.Go(func() { writeAndBreak(k, peer) })
 	done.Sleep()
 	writer.Join()
 	drain(k)
@@ -110,10 +127,7 @@ func closeVsWait() {
 	var runs xsync.Int32
 	var outcome error
 	k.Go(func(c *kernel.Ctx) {
-		if runs.Add(1) == 1 {
-			if err := c.WaitRead(d); err != nil {
-				panic(err)
-			}
+		if firstRunWaits(c, d, &runs) {
 			return
 		}
 		outcome = c.WaitErr()
@@ -154,21 +168,12 @@ func shutdownVsWokenTask() {
 	var started xsync.Note
 	var runs xsync.Int32
 	k.Go(func(c *kernel.Ctx) {
-		if runs.Add(1) == 1 {
-			if err := c.WaitRead(d); err != nil {
-				panic(err)
-			}
+		if firstRunWaits(c, d, &runs) {
 			started.Wakeup()
 		}
 	})
 	started.Sleep()
-	writer := explore.Go(func() {
-		if _, err := unix.Write(peer, []byte{1}); err != nil {
-			panic(err)
-		}
-		np, _ := k.Poller()
-		pollOps.Break(np)
-	})
+	writer := explore.Go(func() { writeAndBreak(k, peer) })
 	drain(k)
 	writer.Join()
 	n := k.Stats().DroppedCount
@@ -186,21 +191,14 @@ func monitorPollVsIdle() {
 	var done xsync.Note
 	var runs xsync.Int32
 	k.Go(func(c *kernel.Ctx) {
-		if runs.Add(1) == 1 {
-			if err := c.WaitRead(d); err != nil {
-				panic(err)
-			}
+		if firstRunWaits(c, d, &runs) {
 			return
 		}
 		done.Wakeup()
 	})
 	monitor := explore.Go(func() { testhook.MonitorPoll(k) })
 	monitor.Join()
-	if _, err := unix.Write(peer, []byte{1}); err != nil {
-		panic(err)
-	}
-	np, _ := k.Poller()
-	pollOps.Break(np)
+	writeAndBreak(k, peer)
 	done.Sleep()
 	drain(k)
 }
@@ -266,10 +264,7 @@ func deadlineVsWait() {
 	var outcome error
 	var at int64
 	k.Go(func(c *kernel.Ctx) {
-		if runs.Add(1) == 1 {
-			if err := c.WaitRead(d); err != nil {
-				panic(err)
-			}
+		if firstRunWaits(c, d, &runs) {
 			return
 		}
 		outcome, at = c.WaitErr(), xsync.Nanotime()
