@@ -333,8 +333,14 @@ type driver[Q queue[Q]] struct {
 	// took just before it published the epoch: every probe of the epoch
 	// is called after it.
 	probeEpoch, probeReady, probeDone, probeFrom atomic.Int64
-	abort                                        atomic.Bool
-	panicMsg                                     atomic.Pointer[string]
+	// The wrapSteal rounds' barrier: the owner publishes a ring whose
+	// tail has wrapped past 2^32 and whose head has not, and waits until
+	// every thief has stolen from it once.
+	wrapPublished atomic.Bool
+	wrapStolen    atomic.Int32
+
+	abort    atomic.Bool
+	panicMsg atomic.Pointer[string]
 }
 
 // workerLog is what a worker created and consumed in a round, for the
@@ -373,19 +379,25 @@ func (d *driver[Q]) round(round int) (ops []porcupine.Operation, fatal, unbalanc
 	d.probeFrom.Store(0)
 	d.abort.Store(false)
 	d.panicMsg.Store(nil)
+	d.wrapPublished.Store(false)
+	d.wrapStolen.Store(0)
 	seed := rand.New(rand.NewPCG(d.cfg.Seed, uint64(round)))
 	for _, q := range d.queues {
 		// Now and then, move the empty queues' counters just below 2^32.
 		if seed.IntN(4) == 0 && q.Empty() {
-			testhook.RunqStartAt(q, math.MaxUint32-uint32(seed.IntN(4*d.ringSize)))
+			testhook.RunqStartAt(q, belowWrap(seed.IntN(4*d.ringSize)))
 		}
 	}
 	// emptyProbe gets two shares of the rounds: the race it hunts (an
 	// item moving from runnext to the ring between Empty's reads) is the
-	// rarest on real cores.
+	// rarest on real cores. Every run begins with a wrapSteal round, so
+	// that each run steals across the wrap whatever its length.
 	fl := flavor(seed.IntN(int(numFlavors) + 1))
 	if fl == numFlavors {
 		fl = emptyProbe
+	}
+	if round == 1 {
+		fl = wrapSteal
 	}
 	var wg sync.WaitGroup
 	for w := range d.workers {
@@ -462,15 +474,7 @@ func (d *driver[Q]) await(wg *sync.WaitGroup) bool {
 func (d *driver[Q]) barrier() bool {
 	n := int32(len(d.workers))
 	d.arrived.Add(1)
-	for i := 0; d.arrived.Load() < n; i++ {
-		if d.abort.Load() {
-			return false
-		}
-		if i%64 == 63 {
-			runtime.Gosched()
-		}
-	}
-	return true
+	return d.spinUntil(func() bool { return d.arrived.Load() >= n })
 }
 
 // drainAll empties every queue at the end of a round, recording the drains;
@@ -554,8 +558,27 @@ const (
 	emptyProbe               // an item moves from runnext to the ring under Empty probes
 	fill                     // more puts than gets: overflow
 	steal                    // the tail runs ahead while thieves steal into half-full rings
+	wrapSteal                // steal's mix, after every thief has stolen once from a ring that straddles 2^32
 	numFlavors
 )
+
+// belowWrap is a starting value for a queue's counters k below 2^32: the
+// (k+1)th put after it wraps the tail to 0.
+func belowWrap(k int) uint32 { return math.MaxUint32 - uint32(k) }
+
+// spinUntil spins until cond holds and reports true, or reports false once
+// the round is aborted or the owner has stopped.
+func (d *driver[Q]) spinUntil(cond func() bool) bool {
+	for i := 0; !cond(); i++ {
+		if d.stop.Load() || d.abort.Load() {
+			return false
+		}
+		if i%64 == 63 {
+			runtime.Gosched()
+		}
+	}
+	return true
+}
 
 // pause is what a thief calls before taking runnext: nothing, a short spin
 // or a yield, standing for the runtime's usleep(3).
@@ -579,6 +602,12 @@ var spinSink atomic.Int64
 func (d *driver[Q]) runOwner(rng *rand.Rand, fl flavor) {
 	defer d.stop.Store(true)
 	q, th := d.queues[0], d.rec.Thread(0)
+	if fl == wrapSteal {
+		if !d.publishWrappedRing(rng) {
+			return
+		}
+		fl = steal
+	}
 	for range d.cfg.OpsPerRound {
 		if d.abort.Load() {
 			return
@@ -596,13 +625,8 @@ func (d *driver[Q]) runOwner(rng *rand.Rand, fl flavor) {
 			d.put(0, 0, true)
 			d.probeFrom.Store(th.Stamp())
 			e := d.probeEpoch.Add(1)
-			for i := 0; d.probeReady.Load() < e*int64(len(d.workers)-1); i++ {
-				if d.abort.Load() {
-					return
-				}
-				if i%64 == 63 {
-					runtime.Gosched()
-				}
+			if !d.spinUntil(func() bool { return d.probeReady.Load() >= e*int64(len(d.workers)-1) }) {
+				return
 			}
 			d.putGet()
 			d.probeDone.Store(e)
@@ -642,6 +666,27 @@ func (d *driver[Q]) runOwner(rng *rand.Rand, fl flavor) {
 			d.consumed(0, ids(got)...)
 		}
 	}
+}
+
+// publishWrappedRing starts queue 0's counters so that its tail wraps
+// past 2^32 at the last of 1 to Size puts into the ring, and its head stays
+// below, and puts them, with an item in runnext half the time. Then it
+// waits until every thief has stolen once. The thieves' steals are the
+// only operations in flight, so a steal that finds nothing in this ring is
+// not linearizable on any machine, busy or not: a thief that misreads the
+// ring's length across the wrap is reported in the round. It reports false
+// if the round was aborted.
+func (d *driver[Q]) publishWrappedRing(rng *rand.Rand) bool {
+	n := 1 + rng.IntN(d.ringSize)
+	testhook.RunqStartAt(d.queues[0], belowWrap(n-1))
+	for range n {
+		d.put(0, 0, false)
+	}
+	if rng.IntN(2) == 0 {
+		d.put(0, 0, true)
+	}
+	d.wrapPublished.Store(true)
+	return d.spinUntil(func() bool { return int(d.wrapStolen.Load()) == len(d.workers)-1 })
 }
 
 func (d *driver[Q]) put(w, p int, next bool) {
@@ -727,6 +772,19 @@ func (d *driver[Q]) runThief(w int, rng *rand.Rand, fl flavor) {
 	// torn read of head and tail (its copy runs past Size/2 before its CAS
 	// fails) from panicking, so that its steals are judged by porcupine.
 	batch := make([]*item, max(d.ringSize/2, 4096))
+	if fl == wrapSteal {
+		// One steal each from the owner's wrapped ring, which waits.
+		if !d.spinUntil(d.wrapPublished.Load) {
+			return
+		}
+		if rng.IntN(2) == 0 {
+			d.grab(w, batch, rng)
+		} else {
+			d.stealInto(w, rng)
+		}
+		d.wrapStolen.Add(1)
+		fl = steal
+	}
 	var last int64                    // the last emptyProbe epoch probed
 	for range 2 * d.cfg.OpsPerRound { // at most two operations each
 		if d.stop.Load() || d.abort.Load() {
@@ -744,13 +802,8 @@ func (d *driver[Q]) runThief(w int, rng *rand.Rand, fl flavor) {
 			// read-only operation, or widening its interval, can only
 			// make the check accept more.
 			e := last + 1
-			for i := 0; d.probeEpoch.Load() < e; i++ {
-				if d.stop.Load() || d.abort.Load() {
-					return
-				}
-				if i%64 == 63 {
-					runtime.Gosched()
-				}
+			if !d.spinUntil(func() bool { return d.probeEpoch.Load() >= e }) {
+				return
 			}
 			last = e
 			from := d.probeFrom.Load() // epoch e's: the owner waits for ready
@@ -780,14 +833,7 @@ func (d *driver[Q]) runThief(w int, rng *rand.Rand, fl flavor) {
 			ret := th.Stamp()
 			th.Record(call, ret, Input{Op: Empty}, Output{Empty: e})
 		case r < 50:
-			srn := rng.IntN(2) == 0
-			pf := pause(rng)
-			call := th.Stamp()
-			n := victim.Grab(batch, srn, pf)
-			ret := th.Stamp()
-			got := ids(batch[:n])
-			th.Record(call, ret, Input{Op: Grab, StealRunNext: srn}, Output{Items: got})
-			d.consumed(w, got...)
+			d.grab(w, batch, rng)
 		case r < 90:
 			// The thief's own queue only changes here, so its Len is
 			// exact: keep at most Size/2 ring items, some of them
@@ -800,17 +846,36 @@ func (d *driver[Q]) runThief(w int, rng *rand.Rand, fl flavor) {
 				}
 				d.putBatch(w, w, k)
 			}
-			srn := rng.IntN(2) == 0
-			pf := pause(rng)
-			call := th.Stamp()
-			g := victim.StealInto(own, srn, pf)
-			ret := th.Stamp()
-			th.Record(call, ret, Input{Op: StealInto, Dst: w, StealRunNext: srn}, Output{Items: id(g)})
-			d.consumed(w, id(g)...)
+			d.stealInto(w, rng)
 		default:
 			d.get(w, w)
 		}
 	}
+}
+
+// grab is thief w's Grab from queue 0 into batch.
+func (d *driver[Q]) grab(w int, batch []*item, rng *rand.Rand) {
+	srn := rng.IntN(2) == 0
+	pf := pause(rng)
+	th := d.rec.Thread(w)
+	call := th.Stamp()
+	n := d.queues[0].Grab(batch, srn, pf)
+	ret := th.Stamp()
+	got := ids(batch[:n])
+	th.Record(call, ret, Input{Op: Grab, StealRunNext: srn}, Output{Items: got})
+	d.consumed(w, got...)
+}
+
+// stealInto is thief w's StealInto from queue 0 into its own queue.
+func (d *driver[Q]) stealInto(w int, rng *rand.Rand) {
+	srn := rng.IntN(2) == 0
+	pf := pause(rng)
+	th := d.rec.Thread(w)
+	call := th.Stamp()
+	g := d.queues[0].StealInto(d.queues[w], srn, pf)
+	ret := th.Stamp()
+	th.Record(call, ret, Input{Op: StealInto, Dst: w, StealRunNext: srn}, Output{Items: id(g)})
+	d.consumed(w, id(g)...)
 }
 
 func (d *driver[Q]) drain(w, p int) {
