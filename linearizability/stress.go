@@ -670,12 +670,13 @@ func (d *driver[Q]) runOwner(rng *rand.Rand, fl flavor) {
 
 // publishWrappedRing starts queue 0's counters so that its tail wraps
 // past 2^32 at the last of 1 to Size puts into the ring, and its head stays
-// below, and puts them, with an item in runnext half the time. Then it
-// waits until every thief has stolen once. The thieves' steals are the
-// only operations in flight, so a steal that finds nothing in this ring is
-// not linearizable on any machine, busy or not: a thief that misreads the
-// ring's length across the wrap is reported in the round. It reports false
-// if the round was aborted.
+// below, and puts them, with an item in runnext half the time; it panics
+// if the counters do not straddle 2^32 then. Then it waits until every
+// thief has stolen once. The thieves' steals are the only operations in
+// flight, so a steal that finds nothing in this ring is not linearizable
+// on any machine, busy or not: a thief that misreads the ring's length
+// across the wrap is reported in the round. It reports false if the round
+// was aborted.
 func (d *driver[Q]) publishWrappedRing(rng *rand.Rand) bool {
 	n := 1 + rng.IntN(d.ringSize)
 	testhook.RunqStartAt(d.queues[0], belowWrap(n-1))
@@ -684,6 +685,9 @@ func (d *driver[Q]) publishWrappedRing(rng *rand.Rand) bool {
 	}
 	if rng.IntN(2) == 0 {
 		d.put(0, 0, true)
+	}
+	if h, t := testhook.RunqCounters(d.queues[0]); t >= h {
+		panic(fmt.Sprintf("a wrapSteal round's ring has head %#x and tail %#x (invariant: its tail has wrapped past 2^32 and its head has not)", h, t))
 	}
 	d.wrapPublished.Store(true)
 	return d.spinUntil(func() bool { return int(d.wrapStolen.Load()) == len(d.workers)-1 })
