@@ -23,7 +23,7 @@ func recordRounds(b *testing.B, mode Mode, n int) [][]porcupine.Operation {
 	}
 	d := &driver[*runq.Queue[item]]{cfg: cfg, ringSize: runq.Size, rec: NewRecorder(workers, 0),
 		queues: make([]*runq.Queue[item], procs), nextID: make([]int, workers), workers: make([]workerLog, workers),
-		capacity: 6*cfg.OpsPerRound + 8}
+		capacity: recordCapacity(cfg, runq.Size)}
 	for i := range d.queues {
 		d.queues[i] = new(runq.Queue[item])
 	}

@@ -98,11 +98,11 @@
 // on its own from empty queues and the cost of a run grows linearly with
 // its length. Rounds vary the mix of operations (runnext hand-offs, full
 // rings, steals into half-full rings, Empty probes) and now and then start
-// the counters just below 2^32. The first round of every QueueMode run, and
-// a share of the others, wrap the victim's tail past 2^32 with its head
-// still below, and let every thief steal once from that ring while the
-// owner waits: a steal that misreads the length across the wrap is then
-// reported in the round whatever the machine's timing. Everything is
+// the counters just below 2^32. The first round of every QueueMode run
+// wraps the victim's tail past 2^32 with its head still below, and lets
+// every thief steal once from that ring (not from runnext) while the owner
+// waits: a steal that misreads the length across the wrap is then
+// reported in that round whatever the machine's timing. Everything is
 // derived from runq.Size; the explorer build (go test -tags
 // vsched_explore) shrinks the ring to 4 slots, where overflow, slot reuse
 // and torn reads are frequent.

@@ -41,9 +41,9 @@ var knownBad = []mutant.Mutant{
 	mutant.Named("tail-before-slot"),
 	mutant.Named("empty-single-tail-read"),
 	// Only counters that wrap past 2^32 show this one. The first round of
-	// every run has each thief steal from a ring that straddles the wrap
-	// while the owner waits, so it is reported in that round on any
-	// machine.
+	// every run has each thief steal, not from runnext, from a ring that
+	// straddles the wrap while the owner waits, so it is reported in that
+	// round on any machine.
 	mutant.Named("grab-signed-length"),
 }
 

@@ -240,7 +240,7 @@ func stress[Q queue[Q]](cfg Config, newQueue func() Q, ringSize int) (Result, er
 		cfg:      cfg,
 		ringSize: ringSize,
 		rec:      NewRecorder(workers, 0),
-		capacity: 6*cfg.OpsPerRound + 8, // the most any worker records in a round
+		capacity: recordCapacity(cfg, ringSize),
 		queues:   make([]Q, procs),
 		nextID:   make([]int, workers),
 		workers:  make([]workerLog, workers),
@@ -350,6 +350,13 @@ type workerLog struct {
 	_                 [64]byte
 }
 
+// recordCapacity is the most operations any worker records in a round:
+// the owner's wrapSteal round adds up to a ring and runnext of Puts to
+// its share.
+func recordCapacity(cfg Config, ringSize int) int {
+	return 6*cfg.OpsPerRound + 8 + ringSize + 1
+}
+
 // newItem returns an item with an id no worker ever used before.
 func (d *driver[Q]) newItem(w int) *item {
 	d.nextID[w]++
@@ -388,12 +395,13 @@ func (d *driver[Q]) round(round int) (ops []porcupine.Operation, fatal, unbalanc
 			testhook.RunqStartAt(q, belowWrap(seed.IntN(4*d.ringSize)))
 		}
 	}
-	// emptyProbe gets two shares of the rounds: the race it hunts (an
-	// item moving from runnext to the ring between Empty's reads) is the
-	// rarest on real cores. Every run begins with a wrapSteal round, so
-	// that each run steals across the wrap whatever its length.
-	fl := flavor(seed.IntN(int(numFlavors) + 1))
-	if fl == numFlavors {
+	// The flavors before wrapSteal are drawn at random, emptyProbe with
+	// two shares: the race it hunts (an item moving from runnext to the
+	// ring between Empty's reads) is the rarest on real cores. Every run
+	// begins with a wrapSteal round, so that each run steals across the
+	// wrap whatever its length.
+	fl := flavor(seed.IntN(int(wrapSteal) + 1))
+	if fl == wrapSteal {
 		fl = emptyProbe
 	}
 	if round == 1 {
@@ -470,7 +478,7 @@ func (d *driver[Q]) await(wg *sync.WaitGroup) bool {
 }
 
 // barrier makes the workers start together. It returns false if the round
-// was aborted.
+// was aborted or the owner has finished it.
 func (d *driver[Q]) barrier() bool {
 	n := int32(len(d.workers))
 	d.arrived.Add(1)
@@ -558,8 +566,7 @@ const (
 	emptyProbe               // an item moves from runnext to the ring under Empty probes
 	fill                     // more puts than gets: overflow
 	steal                    // the tail runs ahead while thieves steal into half-full rings
-	wrapSteal                // steal's mix, after every thief has stolen once from a ring that straddles 2^32
-	numFlavors
+	wrapSteal                // round 1 only: steal's mix, after every thief has stolen once from a ring that straddles 2^32
 )
 
 // belowWrap is a starting value for a queue's counters k below 2^32: the
@@ -672,11 +679,11 @@ func (d *driver[Q]) runOwner(rng *rand.Rand, fl flavor) {
 // past 2^32 at the last of 1 to Size puts into the ring, and its head stays
 // below, and puts them, with an item in runnext half the time; it panics
 // if the counters do not straddle 2^32 then. Then it waits until every
-// thief has stolen once. The thieves' steals are the only operations in
-// flight, so a steal that finds nothing in this ring is not linearizable
-// on any machine, busy or not: a thief that misreads the ring's length
-// across the wrap is reported in the round. It reports false if the round
-// was aborted.
+// thief has stolen once, from the ring only. The thieves' steals are the
+// only operations in flight, so a steal that finds nothing in this ring is
+// not linearizable on any machine, busy or not: a thief that misreads the
+// ring's length across the wrap is reported in the round. It reports false
+// if the round was aborted.
 func (d *driver[Q]) publishWrappedRing(rng *rand.Rand) bool {
 	n := 1 + rng.IntN(d.ringSize)
 	testhook.RunqStartAt(d.queues[0], belowWrap(n-1))
@@ -778,13 +785,17 @@ func (d *driver[Q]) runThief(w int, rng *rand.Rand, fl flavor) {
 	batch := make([]*item, max(d.ringSize/2, 4096))
 	if fl == wrapSteal {
 		// One steal each from the owner's wrapped ring, which waits.
+		// Not of runnext: a steal that may take runnext may also find
+		// the ring empty, at a moment the specification allows to lie
+		// between its look at the ring and at runnext, and take nothing
+		// more.
 		if !d.spinUntil(d.wrapPublished.Load) {
 			return
 		}
 		if rng.IntN(2) == 0 {
-			d.grab(w, batch, rng)
+			d.grab(w, batch, false, rng)
 		} else {
-			d.stealInto(w, rng)
+			d.stealInto(w, false, rng)
 		}
 		d.wrapStolen.Add(1)
 		fl = steal
@@ -837,7 +848,7 @@ func (d *driver[Q]) runThief(w int, rng *rand.Rand, fl flavor) {
 			ret := th.Stamp()
 			th.Record(call, ret, Input{Op: Empty}, Output{Empty: e})
 		case r < 50:
-			d.grab(w, batch, rng)
+			d.grab(w, batch, rng.IntN(2) == 0, rng)
 		case r < 90:
 			// The thief's own queue only changes here, so its Len is
 			// exact: keep at most Size/2 ring items, some of them
@@ -850,16 +861,15 @@ func (d *driver[Q]) runThief(w int, rng *rand.Rand, fl flavor) {
 				}
 				d.putBatch(w, w, k)
 			}
-			d.stealInto(w, rng)
+			d.stealInto(w, rng.IntN(2) == 0, rng)
 		default:
 			d.get(w, w)
 		}
 	}
 }
 
-// grab is thief w's Grab from queue 0 into batch.
-func (d *driver[Q]) grab(w int, batch []*item, rng *rand.Rand) {
-	srn := rng.IntN(2) == 0
+// grab is thief w's Grab from queue 0 into batch, of runnext too if srn.
+func (d *driver[Q]) grab(w int, batch []*item, srn bool, rng *rand.Rand) {
 	pf := pause(rng)
 	th := d.rec.Thread(w)
 	call := th.Stamp()
@@ -870,9 +880,9 @@ func (d *driver[Q]) grab(w int, batch []*item, rng *rand.Rand) {
 	d.consumed(w, got...)
 }
 
-// stealInto is thief w's StealInto from queue 0 into its own queue.
-func (d *driver[Q]) stealInto(w int, rng *rand.Rand) {
-	srn := rng.IntN(2) == 0
+// stealInto is thief w's StealInto from queue 0 into its own queue, of
+// runnext too if srn.
+func (d *driver[Q]) stealInto(w int, srn bool, rng *rand.Rand) {
 	pf := pause(rng)
 	th := d.rec.Thread(w)
 	call := th.Stamp()

@@ -64,3 +64,12 @@ func TestQueueHistoriesAreLinearizable(t *testing.T) {
 func TestSystemHistoriesAreLinearizableAndConserveItems(t *testing.T) {
 	runStress(t, stressConfig(t, SystemMode))
 }
+
+// TestRoundsOfOneOperationRecordTheWrapRound: the owner's wrapSteal round
+// records up to a ring of Puts beyond its operations, and the recorder
+// must hold them however few operations a round has.
+func TestRoundsOfOneOperationRecordTheWrapRound(t *testing.T) {
+	for _, mode := range []Mode{QueueMode, SystemMode} {
+		runStress(t, Config{Mode: mode, OpsPerRound: 1, Rounds: 3})
+	}
+}
