@@ -333,7 +333,7 @@ type driver[Q queue[Q]] struct {
 	// took just before it published the epoch: every probe of the epoch
 	// is called after it.
 	probeEpoch, probeReady, probeDone, probeFrom atomic.Int64
-	// The wrapSteal rounds' barrier: the owner publishes a ring whose
+	// The wrapSteal round's barrier: the owner publishes a ring whose
 	// tail has wrapped past 2^32 and whose head has not, and waits until
 	// every thief has stolen from it once.
 	wrapPublished atomic.Bool
