@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -142,7 +143,7 @@ func goTestBench(ctx context.Context, dir string, raw io.Writer, prog *progress,
 		}
 	}}
 	t := newTally()
-	err := runJSON(ctx, goCommand(ctx, dir, nil, args...), t, func(ev event) {
+	err := runJSON(ctx, goCommand(ctx, dir, nil, args...), new(sync.Mutex), t, func(ev event) {
 		switch {
 		case ev.Action == "run":
 			// go test prints a benchmark's name when it starts and its

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -257,6 +258,29 @@ func TestTallyAddsUpTheWorkTheVerifiersLoggedAndCountsSearchesByCoverage(t *test
 	}
 }
 
+func TestAPhaseOfSeveralRunsAddsUpTheirTalliesAndFailsIfOneFails(t *testing.T) {
+	search := func(test, verdict string, n int) []event {
+		out := fmt.Sprintf("    kernel_test.go:264: explore: %s: %d executions (0 pruned), preemption bound 1\n", verdict, n)
+		return []event{{Action: "output", Package: "p", Test: test, Output: out}, {Action: "pass", Package: "p", Test: test}}
+	}
+	rc11 := tallyOf(t, events(append(search("TestKernelModelsRC11", "CAPPED by the executions cap", 30), event{Action: "pass", Package: "p"})...))
+	rest := tallyOf(t, events(append(append(search("TestGroupModels", "complete", 12), search("TestRunqScenarios", "complete", 8)...),
+		event{Action: "output", Package: "p", Test: "TestLitmus", Output: "    litmus_test.go:9: wrong outcome\n"},
+		event{Action: "fail", Package: "p", Test: "TestLitmus"}, event{Action: "fail", Package: "p"})...))
+	sum := addUp([]*tally{rc11, rest})
+	if sum.passed != 3 || sum.failed != 1 || sum.executions != 50 || sum.complete != 2 ||
+		!slices.Equal(sum.capped, []string{"TestKernelModelsRC11 (the executions cap, 30 executions)"}) {
+		t.Fatalf("passed %d, failed %d, executions %d, complete %d, capped %q", sum.passed, sum.failed, sum.executions, sum.complete, sum.capped)
+	}
+	r := sum.judge(errors.Join(nil, errors.New("exit status 1")))
+	if r.verdict != fail || !strings.Contains(failureTitled(t, r.failures, "TestLitmus in p").output, "wrong outcome") {
+		t.Errorf("verdict %v, failures %q", r.verdict, r.failures)
+	}
+	if r := addUp([]*tally{rc11, tallyOf(t, events(search("TestGroupModels", "complete", 12)...))}).judge(nil); r.verdict != capped || r.complete != 1 {
+		t.Errorf("without the failure: verdict %v, %d complete", r.verdict, r.complete)
+	}
+}
+
 func TestSummaryTable(t *testing.T) {
 	results := []result{
 		{phase: "properties", verdict: pass, summary: "41 passed, 0 failed, 2 skipped", dur: 3140 * time.Millisecond},
@@ -457,7 +481,8 @@ func standInCheckModule(t *testing.T, pass bool) string {
 		"explore/e_test.go": "package explore\n\nimport (\n\t\"flag\"\n\t\"testing\"\n)\n\n" +
 			"var bound = flag.Int(\"vsched.kernel-bound\", 0, \"\")\nvar _ = flag.Int(\"vsched.kernel-executions\", 0, \"\")\nvar _ = flag.Duration(\"vsched.kernel-time\", 0, \"\")\n\n" +
 			"func TestKernelModels(t *testing.T) {\n\tif *bound == 2 {\n\t\tt.Log(\"explore: CAPPED by the time cap: 17 executions (0 pruned), preemption bound 2\")\n\t} else {\n" +
-			"\t\tt.Log(\"explore: complete: 5 executions (0 pruned), preemption bound 1\")\n\t}\n}\n",
+			"\t\tt.Log(\"explore: complete: 5 executions (0 pruned), preemption bound 1\")\n\t}\n}\n\n" +
+			"func TestKernelModelsRC11(t *testing.T) {\n\tt.Log(\"explore: complete: 7 executions (0 pruned), preemption bound 1\")\n}\n",
 		"linearizability/l_test.go": test("linearizability", "func TestQueueHistories(t *testing.T) {\n"+
 			"\tt.Log(\"1200 operations checked for \" + os.Getenv(\"VSCHED_LIN_DURATION\") + \" seed \" + os.Getenv(\"VSCHED_LIN_SEED\"))\n}\n"),
 	}
@@ -488,7 +513,11 @@ func TestCheckRunsEveryPhaseAndReportsIt(t *testing.T) {
 	for _, re := range []string{
 		`(?m)^properties +FAIL +6 passed, 1 failed, 0 skipped `,
 		`(?m)^fuzz seeds +PASS +1 passed`,
-		`(?m)^explore +PASS +2 passed, 0 failed, 0 skipped; 5 executions explored +1 complete `,
+		// The explore phase adds up its two go tests: the RC11 kernel
+		// models in one, the rest in the other.
+		`(?m)^explore +PASS +3 passed, 0 failed, 0 skipped; 12 executions explored +2 complete `,
+		`\$ RAPID_SEED=7 go test -count=1 -json -tags vsched_explore -run '\^TestKernelModelsRC11\$' \./explore\n`,
+		`\$ RAPID_SEED=7 go test -count=1 -json -tags vsched_explore -skip '\^\(TestKnownBad\|TestKernelModelsRC11\$\)' \./explore \./netpoll\n`,
 		`(?m)^explore kernel +CAPPED +1 passed, 0 failed, 0 skipped; 17 executions explored +0 complete, 1 CAPPED `,
 		`(?m)^fuzz FuzzRev +PASS +1 passed`,
 		`(?m)^linearizability +PASS +1 passed, 0 failed, 0 skipped; 1,200 operations checked `,
@@ -497,7 +526,7 @@ func TestCheckRunsEveryPhaseAndReportsIt(t *testing.T) {
 		// the kernel models the 1s floor and the stress test the 5s one.
 		`-vsched\.kernel-bound=2 -vsched\.kernel-executions=200000 -vsched\.kernel-time=1s`,
 		`1200 operations checked for 5s seed 7`,
-		`check: FAIL \(6 phases, 1 failed, 1 capped, explorer searches: 1 complete, 1 CAPPED, total `,
+		`check: FAIL \(6 phases, 1 failed, 1 capped, explorer searches: 2 complete, 1 CAPPED, total `,
 	} {
 		if !regexp.MustCompile(re).MatchString(out) {
 			t.Errorf("output lacks %q:\n%s", re, out)

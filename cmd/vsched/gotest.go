@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -61,15 +62,45 @@ func (t *tally) take(k [2]string) string {
 }
 
 // runJSON runs cmd, a go test -json, folding its events into t and handing
-// each to each (if not nil) as it arrives.
-func runJSON(ctx context.Context, cmd *exec.Cmd, t *tally, each func(event)) error {
+// each to each (if not nil) as it arrives, both with mu held: go tests run
+// at the same time share a mutex, and with it whatever their each touches.
+func runJSON(ctx context.Context, cmd *exec.Cmd, mu *sync.Mutex, t *tally, each func(event)) error {
 	var stderr bytes.Buffer
-	stdout := &lineWriter{fn: func(line string) { t.addLine(line, each) }}
+	stdout := &lineWriter{fn: func(line string) {
+		mu.Lock()
+		defer mu.Unlock()
+		t.addLine(line, each)
+	}}
 	cmd.Stdout, cmd.Stderr = stdout, &stderr
 	err := runCommand(ctx, cmd)
+	mu.Lock()
+	defer mu.Unlock()
 	stdout.flush()
 	t.stray = append(t.stray, strings.TrimSpace(stderr.String()))
 	return err
+}
+
+// addUp returns the counts, the searches, the failures and the stray
+// output of ts together, for a phase that ran several go tests.
+func addUp(ts []*tally) *tally {
+	if len(ts) == 1 {
+		return ts[0]
+	}
+	sum := newTally()
+	for _, t := range ts {
+		sum.passed += t.passed
+		sum.failed += t.failed
+		sum.skipped += t.skipped
+		sum.broken += t.broken
+		sum.complete += t.complete
+		sum.executions += t.executions
+		sum.operations += t.operations
+		sum.fuzzExecs += t.fuzzExecs
+		sum.capped = append(sum.capped, t.capped...)
+		sum.failures = append(sum.failures, t.failures...)
+		sum.stray = append(sum.stray, t.stray...)
+	}
+	return sum
 }
 
 func (t *tally) addLine(line string, each func(event)) {
