@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -67,11 +68,11 @@ const (
 const checkDoc = `usage: vsched check [-duration d] [-report file] [-seed N] [-fuzztime d] [-run regexp] [-v]
 
 check runs the verification campaign in phases, each a go test -json:
-properties, fuzz seeds, explore (two go tests at once, one per core),
-explore kernel (the kernel models at preemption bound 2, for a quarter of
--duration), fuzz <Target> (another quarter, shared) and linearizability
-(porcupine, for the rest). It prints the failures and a summary, writes an
-HTML report, and exits 1 if a phase failed.
+properties, fuzz seeds, explore (two go tests at once), explore kernel
+(the kernel models at preemption bound 2, for a quarter of -duration),
+fuzz <Target> (another quarter, shared) and linearizability (porcupine,
+for the rest). It prints the failures and a summary, writes an HTML
+report, and exits 1 if a phase failed.
 `
 
 func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -274,9 +275,7 @@ func (c *checker) runPhase(ctx context.Context, name string, p phase) result {
 	tallies := make([]*tally, len(runs))
 	errs := make([]error, len(runs))
 	commands := make([]string, len(runs))
-	var mu sync.Mutex // held while a run's event is handled
-	show := &lineWriter{fn: c.prog.line}
-	var wg sync.WaitGroup
+	cmds := make([]*exec.Cmd, len(runs))
 	for i, run := range runs {
 		args := append([]string{"test", "-count=1", "-json"}, run...)
 		commands[i] = commandLine(env, args)
@@ -284,18 +283,28 @@ func (c *checker) runPhase(ctx context.Context, name string, p phase) result {
 			c.prog.line("$ " + commands[i])
 		}
 		tallies[i] = newTally()
-		cmd := goCommand(ctx, c.root, env, args...)
+		cmds[i] = goCommand(ctx, c.root, env, args...)
+	}
+	var mu sync.Mutex // held while a run's event is handled
+	// With -v each run's output goes through its own lineWriter, so that
+	// a line of one is never joined to a line of the other.
+	shows := make([]*lineWriter, len(runs))
+	var wg sync.WaitGroup
+	for i, cmd := range cmds {
+		shows[i] = &lineWriter{fn: c.prog.line}
 		wg.Go(func() {
 			errs[i] = runJSON(ctx, cmd, &mu, tallies[i], func(ev event) {
 				c.prog.status(addUp(tallies).live())
 				if c.verbose {
-					show.Write([]byte(ev.Output))
+					shows[i].Write([]byte(ev.Output))
 				}
 			})
 		})
 	}
 	wg.Wait()
-	show.flush()
+	for _, show := range shows {
+		show.flush()
+	}
 	r := addUp(tallies).judge(errors.Join(errs...))
 	if p.target != "" {
 		r = c.judgeFuzz(ctx, p.target, r)

@@ -6,11 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -108,8 +111,8 @@ func TestTallyKeepsTheOutputOfATestThatNeverEnded(t *testing.T) {
 	if want := "--- UNFINISHED: TestExit\n    x_test.go:3: about to exit\n"; f.output != want {
 		t.Errorf("output %q, want %q", f.output, want)
 	}
-	if tl.broken != 1 {
-		t.Errorf("broken = %d, want 1", tl.broken)
+	if len(tl.broken) != 1 {
+		t.Errorf("broken = %v, want 1 package", tl.broken)
 	}
 }
 
@@ -278,6 +281,68 @@ func TestAPhaseOfSeveralRunsAddsUpTheirTalliesAndFailsIfOneFails(t *testing.T) {
 	}
 	if r := addUp([]*tally{rc11, tallyOf(t, events(search("TestGroupModels", "complete", 12)...))}).judge(nil); r.verdict != capped || r.complete != 1 {
 		t.Errorf("without the failure: verdict %v, %d complete", r.verdict, r.complete)
+	}
+}
+
+func TestRunJSONTakesALastLineWithoutANewline(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh to print the stream")
+	}
+	stream := strings.TrimSuffix(events(event{Action: "pass", Package: "p", Test: "TestA"}, event{Action: "pass", Package: "p"}), "\n")
+	tl := newTally()
+	if err := runJSON(context.Background(), exec.Command(sh, "-c", `printf '%s' "$0"`, stream), new(sync.Mutex), tl, nil); err != nil {
+		t.Fatal(err)
+	}
+	if tl.passed != 1 {
+		t.Errorf("passed %d, want 1 (the last line, which has no newline)", tl.passed)
+	}
+}
+
+// runTwo runs a phase of two go tests in the stand-in module at root.
+func runTwo(t *testing.T, root string, first, second []string) result {
+	t.Helper()
+	c := &checker{root: root, prog: newProgress(io.Discard)}
+	return c.runPhase(context.Background(), "two", phase{args: first, more: [][]string{second}})
+}
+
+func TestAPhaseOfTwoRunsKeepsTheExplanationOfEach(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go test on a stand-in module")
+	}
+	root := standInCheckModule(t, false)
+	// One run fails around its tests (the go command rejects a flag's
+	// value, on stderr only), the other has a failing test: the phase
+	// fails and shows both.
+	r := runTwo(t, root, []string{"-timeout", "soon", "./spec"}, []string{"./runq"})
+	if r.verdict != fail || len(r.failures) != 2 {
+		t.Fatalf("verdict %v, failures %q", r.verdict, r.failures)
+	}
+	if f := failureTitled(t, r.failures, "go test"); !strings.Contains(f.output, `invalid value "soon"`) {
+		t.Errorf("the rejected run's failure does not say why: %q", f.output)
+	}
+	failureTitled(t, r.failures, "TestRunq in "+modulePath+"/runq")
+	// The run that fails around its tests is the second and the first
+	// passes: the phase still fails.
+	if r := runTwo(t, root, []string{"./spec"}, []string{"-timeout", "soon", "./spec"}); r.verdict != fail || !strings.Contains(failureTitled(t, r.failures, "go test").output, `invalid value "soon"`) {
+		t.Errorf("verdict %v, failures %q", r.verdict, r.failures)
+	}
+}
+
+func TestAPhaseOfTwoRunsCountsAPackageBothBuiltOnce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go test on a stand-in module")
+	}
+	root := standInCheckModule(t, true)
+	if err := os.WriteFile(filepath.Join(root, "steal", "broken_test.go"), []byte("package steal\n\nfunc broken() { undefined() }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := runTwo(t, root, []string{"-run", "^TestSteal$", "./steal"}, []string{"-skip", "^TestSteal$", "./steal", "./spec"})
+	if r.verdict != fail || !strings.Contains(r.summary, "; 1 package error") || len(r.failures) != 1 {
+		t.Fatalf("verdict %v, summary %q, failures %q", r.verdict, r.summary, r.failures)
+	}
+	if f := failureTitled(t, r.failures, modulePath+"/steal [build failed]"); !strings.Contains(f.output, "undefined") {
+		t.Errorf("the build failure does not show the error: %q", f.output)
 	}
 }
 

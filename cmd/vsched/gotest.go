@@ -37,22 +37,24 @@ type failure struct{ title, output string }
 // property look like many), the work the verifiers logged, and the output
 // of whatever failed. A test's output is dropped once it passes.
 type tally struct {
-	// broken counts the packages that failed with no failed test (a build
-	// error, a panic outside a test); complete, the explorer's searches
-	// that covered every schedule within their bounds; fuzzExecs comes from
-	// the fuzzing coordinator's last progress line.
-	passed, failed, skipped, broken, complete int
-	executions, operations, fuzzExecs         int64
-	capped                                    []string
-	failures                                  []failure
-	stray                                     []string // what go test printed that was not an event, stderr included
+	// complete counts the explorer's searches that covered every schedule
+	// within their bounds; fuzzExecs comes from the fuzzing coordinator's
+	// last progress line.
+	passed, failed, skipped, complete int
+	executions, operations, fuzzExecs int64
+	capped                            []string
+	failures                          []failure
+	stray                             []string // what go test printed that was not an event, stderr included
+	// broken holds the packages that failed with no failed test (a build
+	// error, a panic outside a test).
+	broken map[string]bool
 
 	out   map[[2]string][]string // output so far, per package and top-level test ("" for none)
 	build map[string]string      // build output, per import path
 }
 
 func newTally() *tally {
-	return &tally{out: map[[2]string][]string{}, build: map[string]string{}}
+	return &tally{out: map[[2]string][]string{}, build: map[string]string{}, broken: map[string]bool{}}
 }
 
 // take returns and forgets the output of a package's test.
@@ -73,15 +75,28 @@ func runJSON(ctx context.Context, cmd *exec.Cmd, mu *sync.Mutex, t *tally, each 
 	}}
 	cmd.Stdout, cmd.Stderr = stdout, &stderr
 	err := runCommand(ctx, cmd)
+	stdout.flush() // the last line, if it had no newline; fn takes mu
 	mu.Lock()
 	defer mu.Unlock()
-	stdout.flush()
 	t.stray = append(t.stray, strings.TrimSpace(stderr.String()))
+	t.settle(err)
 	return err
 }
 
+// settle gives a go test that ended with runErr and no failure to show
+// for it one: what go test said, when it failed around the tests (a bad
+// flag, a module error). Every run of a phase keeps its own explanation.
+func (t *tally) settle(runErr error) {
+	if runErr != nil && len(t.failures) == 0 {
+		out := strings.Join(append(slices.Clone(t.stray), "go test: "+runErr.Error()), "\n")
+		t.failures = append(t.failures, failure{"go test", out})
+	}
+}
+
 // addUp returns the counts, the searches, the failures and the stray
-// output of ts together, for a phase that ran several go tests.
+// output of ts together, for a phase that ran several go tests. Runs that
+// build the same package report its build error or its panic outside the
+// tests alike: that is one package error and one failure.
 func addUp(ts []*tally) *tally {
 	if len(ts) == 1 {
 		return ts[0]
@@ -91,14 +106,18 @@ func addUp(ts []*tally) *tally {
 		sum.passed += t.passed
 		sum.failed += t.failed
 		sum.skipped += t.skipped
-		sum.broken += t.broken
 		sum.complete += t.complete
 		sum.executions += t.executions
 		sum.operations += t.operations
 		sum.fuzzExecs += t.fuzzExecs
 		sum.capped = append(sum.capped, t.capped...)
-		sum.failures = append(sum.failures, t.failures...)
+		for _, f := range t.failures {
+			if !slices.Contains(sum.failures, f) {
+				sum.failures = append(sum.failures, f)
+			}
+		}
 		sum.stray = append(sum.stray, t.stray...)
+		maps.Copy(sum.broken, t.broken)
 	}
 	return sum
 }
@@ -175,7 +194,7 @@ func (t *tally) endPackage(ev event) {
 		return
 	}
 	if !testFailed {
-		t.broken++
+		t.broken[ev.Package] = true
 	}
 	title := ev.Package
 	if ev.FailedBuild != "" {
@@ -226,8 +245,8 @@ func (t *tally) counts(live bool) string {
 	if !live {
 		s += fmt.Sprintf(", %d skipped", t.skipped)
 	}
-	if t.broken > 0 {
-		s += "; " + plural(t.broken, "package error")
+	if len(t.broken) > 0 {
+		s += "; " + plural(len(t.broken), "package error")
 	}
 	for i, n := range []int64{t.executions, t.operations, t.fuzzExecs} {
 		if n > 0 {
@@ -252,16 +271,11 @@ func coverage(complete, capped int) string {
 
 // judge makes a phase's result of a go test run that ended with runErr.
 func (t *tally) judge(runErr error) result {
+	t.settle(runErr)
 	r := result{verdict: pass, summary: t.String(), complete: t.complete, cappedIn: t.capped, failures: t.failures}
 	switch {
 	case runErr != nil || len(t.failures) > 0:
 		r.verdict = fail
-		if len(r.failures) == 0 {
-			// go test failed around the tests (a bad flag, a module
-			// error): what it said is the explanation.
-			out := strings.Join(append(slices.Clone(t.stray), "go test: "+runErr.Error()), "\n")
-			r.failures = []failure{{"go test", out}}
-		}
 	case t.passed+t.failed+t.skipped == 0:
 		r.verdict, r.summary = skip, "no tests"
 	case len(t.capped) > 0:
