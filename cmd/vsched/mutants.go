@@ -514,8 +514,21 @@ func (mc *mutantCampaign) runMutant(ctx context.Context, m mutant.Mutant) (o mut
 			}
 		}
 	}
+	o.decide(err, ctx.Err() != nil, mc.fast)
+	return o
+}
+
+// decide gives o its verdict from what the verifiers found (killers,
+// noVerdict, detail), err, which kept the mutant from facing them, and
+// whether the campaign was interrupted or -fast. A verdict already given
+// (skipped, BROKEN before any run) stands. The order is the point: a
+// kill or a timeout of a mutant whose patch says it is equivalent, and a
+// kill by another verifier than the one its patch expects, make it
+// BROKEN; a timeout is no kill and no equivalence.
+func (o *mutantOutcome) decide(err error, interrupted, fast bool) {
+	m := o.m
 	switch {
-	case ctx.Err() != nil:
+	case interrupted:
 		o.verdict = "interrupted"
 	case err != nil:
 		o.verdict, o.detail = "BROKEN", err.Error()
@@ -528,14 +541,13 @@ func (mc *mutantCampaign) runMutant(ctx context.Context, m mutant.Mutant) (o mut
 		o.verdict = "killed"
 	case len(o.noVerdict) > 0:
 		o.verdict, o.detail = "BROKEN", "no verdict: "+strings.Join(o.noVerdict, ", ")+" timed out, which is no kill"
-	case m.Equivalent != "" && mc.fast:
+	case m.Equivalent != "" && fast:
 		o.verdict, o.detail = "equivalent", "built; -fast runs no verifier on it. "+m.Equivalent
 	case m.Equivalent != "":
 		o.verdict, o.detail = "equivalent", m.Equivalent
 	default:
 		o.verdict = "SURVIVED"
 	}
-	return o
 }
 
 // build compiles the mutated package in both builds (a package of one
@@ -668,15 +680,25 @@ func (mc *mutantCampaign) goTest(ctx context.Context, v mutantVerifier, own []st
 	// (a known-bad test's nested runs), without the lock they took.
 	killLeftovers(cmd)
 	out = buf.String()
+	failed, how = judgeTest(v.knownBad, err, out)
+	return failed, how, out
+}
+
+// judgeTest reads a verifier's go test run that ended with err and
+// printed out: killed, or how it failed to give a verdict ("" if it
+// passed). A known-bad suite that ran out of time has no verdict
+// (timedOut), which is no kill; any other verifier's timeout is a kill,
+// as a hang the mutant caused.
+func judgeTest(knownBad bool, err error, out string) (killed bool, how string) {
 	switch {
 	case err == nil, strings.Contains(out, "build constraints exclude all Go files"):
-		return false, "", out // passed, or a package of the explorer build only: not this verifier's
+		return false, "" // passed, or a package of the explorer build only: not this verifier's
 	case strings.Contains(out, "[build failed]"), strings.Contains(out, "[setup failed]"):
-		return false, "BROKEN", out
-	case v.knownBad && testTimeout.MatchString(out):
-		return false, timedOut, out
+		return false, "BROKEN"
+	case knownBad && testTimeout.MatchString(out):
+		return false, timedOut
 	}
-	return true, killSymptom(out), out
+	return true, killSymptom(out)
 }
 
 // timedOut is how goTest reports a known-bad suite that ran out of time.

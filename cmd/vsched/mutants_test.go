@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -130,6 +131,13 @@ func TestMutantsTableSaysWhatKilledEachMutantAndFailsOnASurvivor(t *testing.T) {
 		}
 	}
 
+	// A survivor alone fails the campaign.
+	stdout.Reset()
+	if code := runMutants(context.Background(), []string{"-run", "^unused-changed$"}, &stdout, &stderr); code != exitFail ||
+		!strings.Contains(stdout.String(), "mutants: FAIL (1 mutant: 1 survived") {
+		t.Errorf("-run unused-changed: exit %d, want %d and a FAIL:\n%s", code, exitFail, stdout.String())
+	}
+
 	// -fast builds an equivalent mutant and runs no verifier on it.
 	stdout.Reset()
 	if code := runMutants(context.Background(), []string{"-run", "^unused-equivalent$", "-fast", "-v"}, &stdout, &stderr); code != exitPass {
@@ -186,12 +194,102 @@ func TestTheLibraryAndTheBuildsAreTheFilesGoListNames(t *testing.T) {
 			t.Errorf("libraryPkg(%s) = %v, want %v", dir, got, want)
 		}
 	}
+	// A patch is of the verification code only if none of its files is
+	// the library's, whichever comes first: one that also changes the
+	// library never faces the known-bad suites.
+	for files, want := range map[[2]string]bool{{"proptest/check.go", ""}: true, {"proptest/check.go", "p/p.go"}: false, {"p/p.go", "proptest/check.go"}: false} {
+		m := mutant.Mutant{Files: slices.DeleteFunc(slices.Clone(files[:]), func(f string) bool { return f == "" })}
+		if got := mc.verification(m); got != want {
+			t.Errorf("verification of a patch of %q = %v, want %v", m.Files, got, want)
+		}
+	}
 	// A blind patch faces its own tests first only outside the library
 	// and where the default build compiles what it patches.
 	for f, want := range map[string]bool{"proptest/check.go": true, "p/p.go": false, "proptest/explore_only.go": false} {
 		if got := mc.ownTestsFirst(mutant.Mutant{Files: []string{f}}); got != want {
 			t.Errorf("ownTestsFirst of a patch of %s = %v, want %v", f, got, want)
 		}
+	}
+}
+
+func TestJudgeTestTellsAKillFromNoVerdict(t *testing.T) {
+	exit := errors.New("exit status 1")
+	for _, c := range []struct {
+		name     string
+		knownBad bool
+		err      error
+		out      string
+		killed   bool
+		how      string
+	}{
+		{"passed", false, nil, "ok  \tp\t0.1s\n", false, ""},
+		{"explorer build only", false, exit, "build constraints exclude all Go files in /m/x\n", false, ""},
+		{"does not build", true, exit, "FAIL\tp [build failed]\n", false, "BROKEN"},
+		{"a failed test", false, exit, "--- FAIL: TestAdd (0.00s)\nFAIL\n", true, "TestAdd"},
+		{"a verifier's timeout is the mutant's hang", false, exit, "panic: test timed out after 3m0s\n", true, "panic: test timed out after 3m0s"},
+		{"a known-bad suite's timeout is no verdict", true, exit, "panic: test timed out after 6m0s\n", false, timedOut},
+		// A nested run's timeout, quoted indented in the known-bad test's
+		// failure, is that test's kill.
+		{"a nested run's timeout", true, exit, "--- FAIL: TestKnownBadX (1.00s)\n    panic: test timed out after 5m0s\nFAIL\n", true, "TestKnownBadX"},
+	} {
+		if killed, how := judgeTest(c.knownBad, c.err, c.out); killed != c.killed || how != c.how {
+			t.Errorf("%s: judgeTest = %v, %q; want %v, %q", c.name, killed, how, c.killed, c.how)
+		}
+	}
+}
+
+func TestAMutantsVerdictPutsEquivalenceAndTimeoutsBeforeKills(t *testing.T) {
+	eq := mutant.Mutant{Name: "m", Equivalent: "nothing calls it"}
+	for _, c := range []struct {
+		name        string
+		o           mutantOutcome
+		err         error
+		interrupted bool
+		fast        bool
+		verdict     string
+		detail      string
+	}{
+		{"killed", mutantOutcome{killers: []string{"tests"}}, nil, false, false, "killed", ""},
+		{"killed, but equivalent", mutantOutcome{m: eq, killers: []string{"tests"}}, nil, false, false, "BROKEN", "killed, but its patch says it is equivalent"},
+		{"timed out, and equivalent", mutantOutcome{m: eq, noVerdict: []string{"known-bad proptest"}}, nil, false, false, "BROKEN", "no verdict: known-bad proptest timed out"},
+		{"timed out", mutantOutcome{noVerdict: []string{"known-bad explore"}}, nil, false, false, "BROKEN", "no verdict"},
+		{"killed by another than expected", mutantOutcome{m: mutant.Mutant{Expect: "proptest"}, killers: []string{"tests"}}, nil, false, false, "BROKEN", "its patch expects proptest"},
+		{"killed by the expected one too", mutantOutcome{m: mutant.Mutant{Expect: "proptest"}, killers: []string{"tests", "proptest"}}, nil, false, false, "killed", ""},
+		{"equivalent", mutantOutcome{m: eq}, nil, false, false, "equivalent", "nothing calls it"},
+		{"equivalent, -fast", mutantOutcome{m: eq}, nil, false, true, "equivalent", "built; -fast runs no verifier on it"},
+		{"survived", mutantOutcome{}, nil, false, false, "SURVIVED", ""},
+		{"does not build", mutantOutcome{}, errors.New("does not build: x"), false, false, "BROKEN", "does not build"},
+		{"skipped stands", mutantOutcome{verdict: "skipped"}, nil, false, true, "skipped", ""},
+		{"interrupted", mutantOutcome{killers: []string{"tests"}}, nil, true, false, "interrupted", ""},
+	} {
+		o := c.o
+		o.decide(c.err, c.interrupted, c.fast)
+		if o.verdict != c.verdict || !strings.HasPrefix(o.detail, c.detail) {
+			t.Errorf("%s: %s (%q), want %s (%q...)", c.name, o.verdict, o.detail, c.verdict, c.detail)
+		}
+		if want := c.verdict == "killed" || c.verdict == "equivalent" || c.verdict == "skipped"; o.ok() != want {
+			t.Errorf("%s: ok() = %v for %s, want %v", c.name, o.ok(), o.verdict, want)
+		}
+	}
+}
+
+func TestMutantsCountNoKillsWhenAVerifierDoesNotBuildOnTheUnmutatedCode(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go test on a stand-in module")
+	}
+	root := standInMutantsModule(t)
+	if err := os.WriteFile(filepath.Join(root, "proptest", "broken_test.go"), []byte("package proptest\n\nfunc broken() { undefined() }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(rootEnv, root)
+	var stdout, stderr bytes.Buffer
+	code := runMutants(context.Background(), []string{"-run", "^add-subtracts$"}, &stdout, &stderr)
+	out := stdout.String()
+	if code != exitFail || !strings.Contains(out, "baseline: FAIL: proptest") || !strings.Contains(out, "mutants: FAIL (no kills counted") {
+		t.Fatalf("exit %d, want %d, the baseline failing on proptest and no kills counted:\n%s\n%s", code, exitFail, out, stderr.String())
+	}
+	if strings.Contains(out, "=== add-subtracts") {
+		t.Errorf("a mutant ran after the baseline failed:\n%s", out)
 	}
 }
 

@@ -8,6 +8,9 @@ import (
 	"syscall"
 )
 
+// lockFile is the machine-wide lock's file, in the temporary directory.
+const lockFile = "vsched-mutant.lock"
+
 // lockMachine takes a machine-wide lock for the rest of t, so that mutant
 // runs of different packages, which go test runs in parallel processes, run
 // one at a time. The stress verifiers among them need every core: on a
@@ -15,7 +18,7 @@ import (
 // within a second alone.
 func lockMachine(t TB) {
 	t.Helper()
-	f, err := os.OpenFile(filepath.Join(os.TempDir(), "vsched-mutant.lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	f, err := os.OpenFile(filepath.Join(os.TempDir(), lockFile), os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
 		t.Fatalf("mutant lock: %v", err)
 	}
