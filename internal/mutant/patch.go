@@ -77,7 +77,6 @@ type filePatch struct {
 // hunk is one "@@ -line,n +line,n @@" section: the lines it expects (context
 // and removed) and the lines it leaves (context and added).
 type hunk struct {
-	line     int // 1-based line of the first expected line, as the diff says
 	old, new []string
 }
 
@@ -215,19 +214,21 @@ func parseHunkHeader(l string) (hunk, error) {
 	if len(f) < 4 || !strings.HasPrefix(f[1], "-") {
 		return hunk{}, fmt.Errorf("bad hunk header %q", l)
 	}
+	// The line number is checked and then unused: Apply finds the
+	// hunk's lines wherever they are.
 	start, _, _ := strings.Cut(f[1][1:], ",")
-	n, err := strconv.Atoi(start)
-	if err != nil {
+	if _, err := strconv.Atoi(start); err != nil {
 		return hunk{}, fmt.Errorf("bad hunk header %q", l)
 	}
-	return hunk{line: n}, nil
+	return hunk{}, nil
 }
 
 // Apply returns the mutated contents of m's files, read from root. The
-// expected lines of a hunk must occur in the file: at the line the diff
-// names, or, if the code has moved, at the nearest place. A patch that no
-// longer applies is an error naming the hunk, so that the mutant is updated
-// with the code rather than silently skipped.
+// expected lines of a hunk must occur in the file exactly once, at the
+// line the diff names or wherever the code has moved since. A patch that
+// no longer applies, or whose hunk matches more than one place, is an
+// error naming the hunk, so that the mutant is updated with the code
+// rather than silently skipped or applied in the wrong place.
 func (m Mutant) Apply(root string) (map[string][]byte, error) {
 	out := map[string][]byte{}
 	for _, fp := range m.files {
@@ -236,9 +237,8 @@ func (m Mutant) Apply(root string) (map[string][]byte, error) {
 			return nil, fmt.Errorf("mutant %s: %w", m.Name, err)
 		}
 		lines := strings.Split(string(src), "\n")
-		shift := 0 // lines added minus lines removed by earlier hunks
 		for hi, h := range fp.hunks {
-			at, n := find(lines, h.old, h.line-1+shift)
+			at, n := find(lines, h.old)
 			switch {
 			case n == 0:
 				return nil, fmt.Errorf("mutant %s: hunk %d of %s no longer applies (its lines are not in the file); update %s/%s.patch with the code",
@@ -248,7 +248,6 @@ func (m Mutant) Apply(root string) (map[string][]byte, error) {
 					m.Name, hi+1, fp.file, n, PatchDir, m.Name)
 			}
 			lines = slices.Concat(lines[:at], h.new, lines[at+len(h.old):])
-			shift += len(h.new) - len(h.old)
 		}
 		mutated := []byte(strings.Join(lines, "\n"))
 		if bytes.Equal(mutated, src) {
@@ -259,35 +258,20 @@ func (m Mutant) Apply(root string) (map[string][]byte, error) {
 	return out, nil
 }
 
-// find returns the index in lines of the occurrence of want nearest to
-// hint, and the number of occurrences: a hunk must name one place.
-func find(lines, want []string, hint int) (at, n int) {
-	match := func(at int) bool {
-		if at < 0 || at+len(want) > len(lines) {
-			return false
-		}
-		for i, w := range want {
-			if lines[at+i] != w {
-				return false
-			}
-		}
-		return true
-	}
+// find returns the index in lines of the first occurrence of want (-1 if
+// none) and the number of its occurrences.
+func find(lines, want []string) (at, n int) {
 	at = -1
 	for i := range lines {
-		if match(i) {
-			n++
-			if at < 0 || abs(i-hint) < abs(at-hint) {
+		if i+len(want) > len(lines) {
+			break
+		}
+		if slices.Equal(lines[i:i+len(want)], want) {
+			if n == 0 {
 				at = i
 			}
+			n++
 		}
 	}
 	return at, n
-}
-
-func abs(x int) int {
-	if x < 0 {
-		return -x
-	}
-	return x
 }
