@@ -183,12 +183,12 @@ func runMutants(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return complain(stderr, exitFail, "vsched mutants: %v", err)
 	}
 	passed, failed := mc.baseline(ctx, mutants)
-	baseLine := fmt.Sprintf("baseline: %s pass on the unmutated code: %s (%s)", plural(len(passed), "verifier"), strings.Join(passed, ", "), formatDuration(time.Since(start)))
+	baseLine := fmt.Sprintf("baseline: the named tests of %s pass on the unmutated code: %s (%s)", plural(len(passed), "verifier"), strings.Join(passed, ", "), formatDuration(time.Since(start)))
 	if ctx.Err() != nil {
 		return interruptedStatus(ctx)
 	}
 	if len(failed) > 0 {
-		fmt.Fprintf(stdout, "\nbaseline: FAIL: %s fail on the unmutated code\n", strings.Join(slices.Sorted(maps.Keys(failed)), ", "))
+		fmt.Fprintf(stdout, "\nbaseline: FAIL: the named tests of %s fail on the unmutated code\n", strings.Join(slices.Sorted(maps.Keys(failed)), ", "))
 		for _, name := range slices.Sorted(maps.Keys(failed)) {
 			fmt.Fprintf(stdout, "\n=== %s fails on the unmutated code: %s\n", name, failed[name])
 		}
@@ -205,7 +205,7 @@ func runMutants(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	mc.prog.close()
 	writeKillTable(stdout, outcomes, *markdown)
 	fmt.Fprintln(stdout, baseLine)
-	if l := mc.lateBaselineLine(); l != "" {
+	if l := mc.wholeBaselineLine(); l != "" {
 		fmt.Fprintln(stdout, l)
 	}
 	fmt.Fprintln(stdout, killVerdictLine(outcomes, time.Since(start)))
@@ -292,62 +292,73 @@ type mutantCampaign struct {
 	// build (by its tags) compiles: paths relative to root, with slashes.
 	library map[string]bool
 	built   map[string]map[string]bool
-	// late holds the baselines of the known-bad suites, each run when a
-	// mutant first reaches its suite (see lateBaseline).
-	late sync.Map // verifier name -> *lateBaseline
+	// named holds the first runs of mutants that the baseline covered:
+	// a verifier, the packages it tests and a test a Test: line names
+	// (namedKey). Written before the mutants run.
+	named map[string]bool
+	// whole holds the runs of whole suites on the unmutated code, each
+	// made when a mutant first reaches that suite (see wholeBaseline).
+	whole sync.Map // verifier name and packages -> *wholeBaseline
 }
 
-// lateBaseline is a known-bad suite's run on the unmutated code, made
-// once, when the first mutant that no other verifier killed reaches that
-// suite: most campaigns kill every mutant before, and the explorer's
-// suite alone takes about two minutes. No kill of the suite counts
-// before its baseline has passed.
-type lateBaseline struct {
+// wholeBaseline is a verifier's whole suite run on the unmutated code,
+// made once, when the first mutant reaches it: most mutants are killed by
+// the test their patch names, and the explorer's suites take minutes. No
+// kill of the suite counts before it has passed.
+type wholeBaseline struct {
 	once sync.Once
 	how  string // how it failed (its output is printed once); "" if it passed
 	dur  time.Duration
 }
 
-// lateBaselineOf returns the baseline of the verifier named v.name,
-// running it the first time: its whole suite, also when v is narrowed to
-// a patch's named test.
-func (mc *mutantCampaign) lateBaselineOf(ctx context.Context, v mutantVerifier) *lateBaseline {
-	v, _ = verifierNamed(v.name)
-	b, _ := mc.late.LoadOrStore(v.name, &lateBaseline{})
-	lb := b.(*lateBaseline)
-	lb.once.Do(func() {
+// wholeBaselineOf returns the baseline of v's whole suite on the packages
+// it tests (own, for a verifier of the mutated package itself), running
+// it the first time.
+func (mc *mutantCampaign) wholeBaselineOf(ctx context.Context, v mutantVerifier, own []string) *wholeBaseline {
+	b, _ := mc.whole.LoadOrStore(suiteName(v, own), &wholeBaseline{})
+	wb := b.(*wholeBaseline)
+	wb.once.Do(func() {
 		start := time.Now()
-		killed, how, out := mc.goTest(ctx, v, nil, "")
+		killed, how, out := mc.goTest(ctx, v, own, "")
 		switch {
 		case ctx.Err() != nil:
-			lb.how = "interrupted"
+			wb.how = "interrupted"
 		case killed || how != "":
-			lb.how = how
-			mc.prog.line("=== " + v.name + " fails on the unmutated code: " + how + "\n    " + strings.ReplaceAll(strings.TrimRight(out, "\n"), "\n", "\n    "))
+			wb.how = how
+			mc.prog.line("=== " + suiteName(v, own) + " fails on the unmutated code: " + how + "\n    " + strings.ReplaceAll(strings.TrimRight(out, "\n"), "\n", "\n    "))
 		}
-		lb.dur = time.Since(start)
+		wb.dur = time.Since(start)
 	})
-	return lb
+	return wb
 }
 
-// lateBaselineLine says which known-bad suites ran on the unmutated code,
-// and how long each took, or "" if none did.
-func (mc *mutantCampaign) lateBaselineLine() string {
-	var parts []string
-	for _, v := range mutantVerifiers() {
-		if b, ok := mc.late.Load(v.name); ok {
-			lb := b.(*lateBaseline)
-			verdict := "passes"
-			if lb.how != "" {
-				verdict = "FAILS"
-			}
-			parts = append(parts, fmt.Sprintf("%s %s (%s)", v.name, verdict, formatDuration(lb.dur)))
-		}
+// suiteName is the name of v's suite on own: v's name, followed by the
+// packages when v tests the mutated package itself.
+func suiteName(v mutantVerifier, own []string) string {
+	if v.pkgs != nil {
+		return v.name
 	}
+	return v.name + " of " + strings.Join(own, " ")
+}
+
+// wholeBaselineLine says which whole suites ran on the unmutated code,
+// and how long each took, or "" if none did.
+func (mc *mutantCampaign) wholeBaselineLine() string {
+	var parts []string
+	mc.whole.Range(func(name, b any) bool {
+		wb := b.(*wholeBaseline)
+		verdict := "passes"
+		if wb.how != "" {
+			verdict = "FAILS"
+		}
+		parts = append(parts, fmt.Sprintf("%s %s (%s)", name, verdict, formatDuration(wb.dur)))
+		return true
+	})
 	if len(parts) == 0 {
 		return ""
 	}
-	return "baseline of the known-bad suites, each run when a mutant first reached it: " + strings.Join(parts, ", ")
+	slices.Sort(parts)
+	return "baseline of whole suites, each run when a mutant first reached it: " + strings.Join(parts, ", ")
 }
 
 func (mc *mutantCampaign) findDeps(ctx context.Context) error {
@@ -428,26 +439,99 @@ func (mc *mutantCampaign) verification(m mutant.Mutant) bool {
 	return !slices.ContainsFunc(m.Files, func(f string) bool { return mc.library[f] })
 }
 
-// baseline runs every verifier that some mutant will face on the unmutated
-// code but the known-bad suites (see [lateBaseline]); one that tests the
-// mutated package itself runs on each package the mutants touch, alone (a
-// package of the explorer build only would make go test refuse the
-// others). The suites that take minutes start first, longest first
-// (baselineFirst). It returns the names of those that passed, each with
-// how long it took, and the symptom and output of those that failed.
+// A namedRun is a run of the baseline: the tests of verifier v on pkgs
+// that the mutants' Test: lines name for their first run (see killers).
+type namedRun struct {
+	v     mutantVerifier
+	pkgs  []string
+	tests []string
+}
+
+// namedKey says that m's first run, of its Test: alone with v on pkgs,
+// is covered by a run of the baseline.
+func namedKey(v mutantVerifier, pkgs []string, test string) string {
+	return v.name + "\x00" + strings.Join(pkgs, " ") + "\x00" + test
+}
+
+// firstRun returns the verifier that runs m's named test alone first (see
+// killers), with the packages it tests, and false when there is none: m
+// names no test, -all ignores it, or m faces no verifier (runMutant).
+func (mc *mutantCampaign) firstRun(m mutant.Mutant) (mutantVerifier, []string, bool) {
+	v, ok := verifierNamed(m.Expect)
+	if m.Test == "" || mc.all || !ok || v.slow && mc.fast || m.Equivalent != "" && mc.fast || !mc.relevant(v, m) {
+		return mutantVerifier{}, nil, false
+	}
+	if v.pkgs != nil {
+		return v, v.pkgs, true
+	}
+	return v, []string{"./" + m.Pkg()}, true
+}
+
+// namedRuns gathers the runs of the baseline: per verifier and packages,
+// the named tests of the mutants' first runs.
+func (mc *mutantCampaign) namedRuns(mutants []mutant.Mutant) []namedRun {
+	var runs []namedRun
+	for _, m := range mutants {
+		v, pkgs, ok := mc.firstRun(m)
+		if !ok {
+			continue
+		}
+		i := slices.IndexFunc(runs, func(r namedRun) bool { return r.v.name == v.name && slices.Equal(r.pkgs, pkgs) })
+		if i < 0 {
+			runs, i = append(runs, namedRun{v: v, pkgs: pkgs}), len(runs)
+		}
+		if !slices.Contains(runs[i].tests, m.Test) {
+			runs[i].tests = append(runs[i].tests, m.Test)
+		}
+	}
+	return runs
+}
+
+// testsPattern returns a go test -run pattern that matches every test
+// named in names (as go test names them, a subtest after a slash), and
+// may match others: level by level, the names' elements at that level,
+// down to the shallowest name's depth, below which every subtest runs.
+func testsPattern(names []string) string {
+	depth := 0
+	for i, n := range names {
+		if d := strings.Count(n, "/") + 1; i == 0 || d < depth {
+			depth = d
+		}
+	}
+	levels := make([]string, depth)
+	for l := range levels {
+		var alts []string
+		for _, n := range names {
+			if q := regexp.QuoteMeta(strings.Split(n, "/")[l]); !slices.Contains(alts, q) {
+				alts = append(alts, q)
+			}
+		}
+		slices.Sort(alts)
+		levels[l] = "^(" + strings.Join(alts, "|") + ")$"
+	}
+	return strings.Join(levels, "/")
+}
+
+// baseline runs on the unmutated code each test that a mutant's Test: line
+// names, with that mutant's first verifier (see killers): a kill by that
+// test counts only if it passes without the mutant. The tests of one
+// verifier on one set of packages run as one go test. A mutant's runs of
+// whole suites have baselines of their own (wholeBaselineOf). The suites
+// that take minutes start first, longest first (baselineFirst). It returns
+// the names of the verifiers whose tests passed, each with how long they
+// took, and the symptom and output of those that failed.
 func (mc *mutantCampaign) baseline(ctx context.Context, mutants []mutant.Mutant) (passed []string, failed map[string]string) {
 	start := time.Now()
 	mc.prog.begin("baseline")
 	failed = map[string]string{}
-	var own [][]string // each mutated package alone
-	for _, m := range mutants {
-		if p := "./" + m.Pkg(); !slices.ContainsFunc(own, func(o []string) bool { return o[0] == p }) {
-			own = append(own, []string{p})
+	byVerifier := map[string][]namedRun{}
+	var vs []mutantVerifier
+	for _, r := range mc.namedRuns(mutants) {
+		if byVerifier[r.v.name] == nil {
+			vs = append(vs, r.v)
 		}
+		byVerifier[r.v.name] = append(byVerifier[r.v.name], r)
 	}
-	vs := slices.DeleteFunc(mutantVerifiers(), func(v mutantVerifier) bool {
-		return v.knownBad || !slices.ContainsFunc(mutants, func(m mutant.Mutant) bool { return mc.relevant(v, m) })
-	})
 	slices.SortStableFunc(vs, func(a, b mutantVerifier) int { return cmp.Compare(b.baselineFirst, a.baselineFirst) })
 	// run is how a verifier failed ("" if it passed) and how long it took.
 	type run struct {
@@ -455,14 +539,13 @@ func (mc *mutantCampaign) baseline(ctx context.Context, mutants []mutant.Mutant)
 		dur time.Duration
 	}
 	took := map[string]time.Duration{} // of those that passed
+	mc.named = map[string]bool{}
 	inOrder(ctx, len(vs), runtime.GOMAXPROCS(0), func(i int) run {
 		start := time.Now()
-		runs := [][]string{vs[i].pkgs}
-		if vs[i].pkgs == nil {
-			runs = own
-		}
-		for _, pkgs := range runs {
-			if killed, how, out := mc.goTest(ctx, vs[i], pkgs, ""); ctx.Err() == nil && (killed || how != "") {
+		for _, r := range byVerifier[vs[i].name] {
+			v := r.v
+			v.args = append(slices.Clip(v.args), "-run", testsPattern(r.tests))
+			if killed, how, out := mc.goTest(ctx, v, r.pkgs, ""); ctx.Err() == nil && (killed || how != "") {
 				return run{how + "\n    " + strings.ReplaceAll(strings.TrimRight(out, "\n"), "\n", "\n    "), time.Since(start)}
 			}
 		}
@@ -470,8 +553,13 @@ func (mc *mutantCampaign) baseline(ctx context.Context, mutants []mutant.Mutant)
 	}, func(i int) { mc.prog.status(vs[i].name) }, func(i int, r run) {
 		if r.how != "" {
 			failed[vs[i].name] = r.how
-		} else {
-			took[vs[i].name] = r.dur
+			return
+		}
+		took[vs[i].name] = r.dur
+		for _, nr := range byVerifier[vs[i].name] {
+			for _, test := range nr.tests {
+				mc.named[namedKey(nr.v, nr.pkgs, test)] = true
+			}
 		}
 	})
 	for _, v := range mutantVerifiers() { // in the suite's order, whatever order they ran in
@@ -482,9 +570,9 @@ func (mc *mutantCampaign) baseline(ctx context.Context, mutants []mutant.Mutant)
 	if ctx.Err() != nil {
 		return passed, failed
 	}
-	r := result{phase: "baseline", verdict: pass, summary: plural(len(passed), "verifier") + " pass", dur: time.Since(start)}
+	r := result{phase: "baseline", verdict: pass, summary: "the named tests of " + plural(len(passed), "verifier") + " pass", dur: time.Since(start)}
 	if len(failed) > 0 {
-		r.verdict, r.summary = fail, fmt.Sprintf("%d of %d verifiers fail", len(failed), len(failed)+len(passed))
+		r.verdict, r.summary = fail, fmt.Sprintf("the named tests of %d of %d verifiers fail", len(failed), len(failed)+len(passed))
 	}
 	mc.prog.end(r)
 	return passed, failed
@@ -593,27 +681,34 @@ func inOrder[T any](ctx context.Context, n, jobs int, run func(i int) T, begin f
 }
 
 // killers runs the verifiers against the mutant in order until one kills
-// it (every one with -all), recording them in o; first a patch's Test alone.
+// it (every one with -all), recording them in o; first a patch's Test
+// alone, which the campaign's baseline ran on the unmutated code; before
+// a verifier's whole suite runs on it, that suite's baseline.
 func (mc *mutantCampaign) killers(ctx context.Context, o *mutantOutcome, overlay string) {
 	vs := verifierOrder(o.m, mc.ownTestsFirst(o.m))
-	if o.m.Test != "" && !mc.all { // vs[0] is Expect's verifier
+	own := []string{"./" + o.m.Pkg()}
+	named := o.m.Test != "" && !mc.all
+	if named { // vs[0] is Expect's verifier
 		vs = slices.Insert(vs, 0, vs[0])
 		vs[0].args = append(slices.Clip(vs[0].args), "-run", o.m.TestPattern())
 	}
-	for _, v := range vs {
+	for i, v := range vs {
 		if ctx.Err() != nil || !mc.relevant(v, o.m) {
 			continue
 		}
-		if v.knownBad {
-			if lb := mc.lateBaselineOf(ctx, v); ctx.Err() != nil {
-				return
-			} else if lb.how != "" {
-				o.verdict, o.detail = "BROKEN", v.name+" fails on the unmutated code, so it cannot kill: "+lb.how
+		if named && i == 0 {
+			if fv, pkgs, ok := mc.firstRun(o.m); !ok || !mc.named[namedKey(fv, pkgs, o.m.Test)] {
+				o.verdict, o.detail = "BROKEN", "the baseline did not run its named test "+o.m.Test+" on the unmutated code"
 				return
 			}
+		} else if wb := mc.wholeBaselineOf(ctx, v, own); ctx.Err() != nil {
+			return
+		} else if wb.how != "" {
+			o.verdict, o.detail = "BROKEN", suiteName(v, own)+" fails on the unmutated code, so it cannot kill: "+wb.how
+			return
 		}
 		start := time.Now()
-		killed, how, out := mc.goTest(ctx, v, []string{"./" + o.m.Pkg()}, overlay)
+		killed, how, out := mc.goTest(ctx, v, own, overlay)
 		if ctx.Err() != nil {
 			return
 		}
@@ -693,13 +788,18 @@ func judgeTest(knownBad bool, err error, out string) (killed bool, how string) {
 	switch {
 	case err == nil, strings.Contains(out, "build constraints exclude all Go files"):
 		return false, "" // passed, or a package of the explorer build only: not this verifier's
-	case strings.Contains(out, "[build failed]"), strings.Contains(out, "[setup failed]"):
+	case buildFailed.MatchString(out):
 		return false, "BROKEN"
 	case knownBad && testTimeout.MatchString(out):
 		return false, timedOut
 	}
 	return true, killSymptom(out)
 }
+
+// buildFailed matches go test's report that a package's tests did not
+// build. A nested run's report, quoted in a test's failure, is indented
+// and does not match: that test ran, and failed.
+var buildFailed = regexp.MustCompile(`(?m)^FAIL\t\S+ \[(build|setup) failed\]$`)
 
 // timedOut is how goTest reports a known-bad suite that ran out of time.
 const timedOut = "timed out"

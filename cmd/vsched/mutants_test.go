@@ -93,8 +93,8 @@ func TestMutantsTableSaysWhatKilledEachMutantAndFailsOnASurvivor(t *testing.T) {
 		`add-divides\s+p\s+BROKEN\s+-\s+-\s+its patch expects explore slots, which does not test package p`,
 		`add-negates\s+p\s+killed\s+tests \(fast\)\s+\S+\s+TestAddAdds\n`,
 		`check-passes-all\s+proptest\s+killed\s+known-bad proptest \(fast\)\s+\S+\s+TestKnownBadAddIsReported`,
-		`baseline: 3 verifiers pass on the unmutated code: proptest \(\S+\), tests \(\S+\), race \(\S+\) \(\S+\)`,
-		`baseline of the known-bad suites, each run when a mutant first reached it: known-bad proptest passes`,
+		`baseline: the named tests of 1 verifier pass on the unmutated code: tests \(\S+\) \(\S+\)`,
+		`baseline of whole suites, each run when a mutant first reached it: .*known-bad proptest passes \(\S+\), proptest passes \(\S+\), race of ./p passes \(\S+\), .*tests of ./p passes \(\S+\)`,
 		`mutants: FAIL \(8 mutants: 3 killed, `,
 	} {
 		if !regexp.MustCompile(row).MatchString(out) {
@@ -225,7 +225,11 @@ func TestJudgeTestTellsAKillFromNoVerdict(t *testing.T) {
 		{"passed", false, nil, "ok  \tp\t0.1s\n", false, ""},
 		{"explorer build only", false, exit, "build constraints exclude all Go files in /m/x\n", false, ""},
 		{"does not build", true, exit, "FAIL\tp [build failed]\n", false, "BROKEN"},
+		{"setup failed", false, exit, "FAIL\tp [setup failed]\n", false, "BROKEN"},
 		{"a failed test", false, exit, "--- FAIL: TestAdd (0.00s)\nFAIL\n", true, "TestAdd"},
+		// A nested build failure, quoted indented in a test's failure, is
+		// that test's kill.
+		{"a nested run's build failure", false, exit, "--- FAIL: TestX (1.00s)\n    x_test.go:1: FAIL\tp [build failed]\nFAIL\n", true, "TestX"},
 		{"a verifier's timeout is the mutant's hang", false, exit, "panic: test timed out after 3m0s\n", true, "panic: test timed out after 3m0s"},
 		{"a known-bad suite's timeout is no verdict", true, exit, "panic: test timed out after 6m0s\n", false, timedOut},
 		// A nested run's timeout, quoted indented in the known-bad test's
@@ -277,19 +281,45 @@ func TestMutantsCountNoKillsWhenAVerifierDoesNotBuildOnTheUnmutatedCode(t *testi
 	if testing.Short() {
 		t.Skip("runs go test on a stand-in module")
 	}
+	// The tests of p, which hold add-subtracts's named test, do not build:
+	// the baseline fails.
 	root := standInMutantsModule(t)
-	if err := os.WriteFile(filepath.Join(root, "proptest", "broken_test.go"), []byte("package proptest\n\nfunc broken() { undefined() }\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, root, "p/broken_test.go", "package p\n\nfunc broken() { undefined() }\n")
 	t.Setenv(rootEnv, root)
 	var stdout, stderr bytes.Buffer
 	code := runMutants(context.Background(), []string{"-run", "^add-subtracts$"}, &stdout, &stderr)
 	out := stdout.String()
-	if code != exitFail || !strings.Contains(out, "baseline: FAIL: proptest") || !strings.Contains(out, "mutants: FAIL (no kills counted") {
-		t.Fatalf("exit %d, want %d, the baseline failing on proptest and no kills counted:\n%s\n%s", code, exitFail, out, stderr.String())
+	if code != exitFail || !strings.Contains(out, "baseline: FAIL: the named tests of tests fail") || !strings.Contains(out, "mutants: FAIL (no kills counted") {
+		t.Fatalf("exit %d, want %d, the baseline failing on tests and no kills counted:\n%s\n%s", code, exitFail, out, stderr.String())
 	}
 	if strings.Contains(out, "=== add-subtracts") {
 		t.Errorf("a mutant ran after the baseline failed:\n%s", out)
+	}
+
+	// proptest, which add-multiplies faces whole, does not build: its
+	// suite's baseline fails, and the mutant is broken.
+	root = standInMutantsModule(t)
+	writeFile(t, root, "proptest/broken_test.go", "package proptest\n\nfunc broken() { undefined() }\n")
+	t.Setenv(rootEnv, root)
+	stdout.Reset()
+	code = runMutants(context.Background(), []string{"-run", "^add-multiplies$"}, &stdout, &stderr)
+	out = stdout.String()
+	for _, want := range []string{`add-multiplies\s+p\s+BROKEN\s+-\s+-\s+proptest fails on the unmutated code, so it cannot kill: BROKEN`,
+		`baseline of whole suites, each run when a mutant first reached it: proptest FAILS`} {
+		if !regexp.MustCompile(want).MatchString(out) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if code != exitFail {
+		t.Errorf("exit %d, want %d", code, exitFail)
+	}
+}
+
+// writeFile writes text to the file name, a slash-separated path under root.
+func writeFile(t *testing.T, root, name, text string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(root, filepath.FromSlash(name)), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -307,6 +337,10 @@ func TestMutantsCountNoKillsWhenAVerifierFailsOnTheUnmutatedCode(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go test on a stand-in module")
 	}
+	// A test of proptest fails without any mutant: add-multiplies, which
+	// faces proptest's whole suite, and check-passes-all, which faces the
+	// tests of package proptest, are broken; add-subtracts, killed by a
+	// test that passes on the unmutated code, is killed.
 	root := standInMutantsModule(t)
 	addFailingTest(t, root, "TestAlwaysFails")
 	t.Setenv(rootEnv, root)
@@ -316,48 +350,100 @@ func TestMutantsCountNoKillsWhenAVerifierFailsOnTheUnmutatedCode(t *testing.T) {
 	if code != exitFail {
 		t.Fatalf("exit %d, want %d:\n%s\n%s", code, exitFail, out, stderr.String())
 	}
-	for _, want := range []string{"baseline: FAIL: proptest, tests fail on the unmutated code", "=== proptest fails on the unmutated code: TestAlwaysFails",
+	for _, want := range []string{`=== proptest fails on the unmutated code: TestAlwaysFails`, `broken without any mutant`,
+		`add-multiplies\s+p\s+BROKEN\s+-\s+-\s+proptest fails on the unmutated code, so it cannot kill: TestAlwaysFails`,
+		`check-passes-all\s+proptest\s+BROKEN\s+-\s+-\s+tests of ./proptest fails on the unmutated code, so it cannot kill: TestAlwaysFails`,
+		`add-subtracts\s+p\s+killed\s+tests \(fast\)\s+\S+\s+TestAddAdds`,
+		`baseline of whole suites, each run when a mutant first reached it: .*proptest FAILS`} {
+		if !regexp.MustCompile(want).MatchString(out) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+
+	// The named test itself fails without any mutant: the baseline fails,
+	// and no mutant runs.
+	root = standInMutantsModule(t)
+	writeFile(t, root, "p/p_test.go", "package p\n\nimport \"testing\"\n\nfunc TestAddAdds(t *testing.T) { t.Fatal(\"broken without any mutant\") }\n")
+	t.Setenv(rootEnv, root)
+	stdout.Reset()
+	code = runMutants(context.Background(), nil, &stdout, &stderr)
+	out = stdout.String()
+	for _, want := range []string{"baseline: FAIL: the named tests of tests fail on the unmutated code", "=== tests fails on the unmutated code: TestAddAdds",
 		"broken without any mutant", "mutants: FAIL (no kills counted"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
-	if strings.Contains(out, "=== add-subtracts") || strings.Contains(out, "killed") {
-		t.Errorf("a mutant ran after the baseline failed:\n%s", out)
+	if code != exitFail || strings.Contains(out, "=== add-subtracts") || strings.Contains(out, "killed") {
+		t.Errorf("exit %d, want %d and no mutant run after the baseline failed:\n%s", code, exitFail, out)
 	}
 }
 
-// A known-bad suite runs on the unmutated code when a mutant first
-// reaches it; failing there, it kills nothing, and the mutant is broken.
+// A known-bad suite runs whole on the unmutated code when a mutant first
+// faces it whole; failing there, it kills nothing, and the mutant is
+// broken. A mutant whose named test kills it needs only that test to
+// pass on the unmutated code.
 func TestMutantsCountNoKillOfAKnownBadSuiteThatFailsOnTheUnmutatedCode(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go test on a stand-in module")
 	}
-	root := standInMutantsModule(t)
-	addFailingTest(t, root, "TestKnownBadAlwaysFails")
-	// The patch names the one test that kills it: the baseline still runs
-	// the whole suite.
-	patch := filepath.Join(root, filepath.FromSlash(mutant.PatchDir), "check-passes-all.patch")
-	text, err := os.ReadFile(patch)
-	if err != nil {
-		t.Fatal(err)
+	for _, named := range []bool{false, true} {
+		root := standInMutantsModule(t)
+		addFailingTest(t, root, "TestKnownBadAlwaysFails")
+		header := "\n\nExpect: known-bad proptest\n\n"
+		if named {
+			header = "\n\nExpect: known-bad proptest\nTest: TestKnownBadAddIsReported\n\n"
+		}
+		patch := filepath.Join(root, filepath.FromSlash(mutant.PatchDir), "check-passes-all.patch")
+		text, err := os.ReadFile(patch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(patch, bytes.Replace(text, []byte("\n\n"), []byte(header), 1), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Setenv(rootEnv, root)
+		var stdout, stderr bytes.Buffer
+		code := runMutants(context.Background(), []string{"-run", "^check-passes-all$"}, &stdout, &stderr)
+		out := stdout.String()
+		wants := []string{`=== known-bad proptest fails on the unmutated code: TestKnownBadAlwaysFails`, `broken without any mutant`,
+			`check-passes-all\s+proptest\s+BROKEN\s+-\s+-\s+known-bad proptest fails on the unmutated code, so it cannot kill: TestKnownBadAlwaysFails`,
+			`baseline of whole suites, each run when a mutant first reached it: known-bad proptest FAILS`}
+		wantCode := exitFail
+		if named {
+			wants = []string{`check-passes-all\s+proptest\s+killed\s+known-bad proptest \(fast\)\s+\S+\s+TestKnownBadAddIsReported`,
+				`baseline: the named tests of 1 verifier pass on the unmutated code: known-bad proptest`}
+			wantCode = exitPass
+			if strings.Contains(out, "baseline of whole suites") {
+				t.Errorf("named: a whole suite ran on the unmutated code:\n%s", out)
+			}
+		}
+		if code != wantCode {
+			t.Errorf("named %v: exit %d, want %d:\n%s\n%s", named, code, wantCode, out, stderr.String())
+		}
+		for _, want := range wants {
+			if !regexp.MustCompile(want).MatchString(out) {
+				t.Errorf("named %v: output lacks %q:\n%s", named, want, out)
+			}
+		}
 	}
-	text = bytes.Replace(text, []byte("\n\n"), []byte("\n\nExpect: known-bad proptest\nTest: TestKnownBadAddIsReported\n\n"), 1)
-	if err := os.WriteFile(patch, text, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv(rootEnv, root)
-	var stdout, stderr bytes.Buffer
-	code := runMutants(context.Background(), []string{"-run", "^check-passes-all$"}, &stdout, &stderr)
-	out := stdout.String()
-	if code != exitFail {
-		t.Fatalf("exit %d, want %d:\n%s\n%s", code, exitFail, out, stderr.String())
-	}
-	for _, want := range []string{`=== known-bad proptest fails on the unmutated code: TestKnownBadAlwaysFails`, `broken without any mutant`,
-		`check-passes-all\s+proptest\s+BROKEN\s+-\s+-\s+known-bad proptest fails on the unmutated code, so it cannot kill: TestKnownBadAlwaysFails`,
-		`baseline of the known-bad suites, each run when a mutant first reached it: known-bad proptest FAILS`} {
-		if !regexp.MustCompile(want).MatchString(out) {
-			t.Errorf("output lacks %q:\n%s", want, out)
+}
+
+// The baseline's pattern runs every named test whole, whatever other
+// names share its go test.
+func TestTestsPatternMatchesEveryNamedTestWhole(t *testing.T) {
+	for _, c := range []struct {
+		names []string
+		want  string
+	}{
+		{[]string{"TestA"}, "^(TestA)$"},
+		{[]string{"TestA/x", "TestA/y.z"}, `^(TestA)$/^(x|y\.z)$`},
+		{[]string{"TestB/x", "TestA/y"}, "^(TestA|TestB)$/^(x|y)$"},
+		{[]string{"TestA/x/1", "TestB"}, "^(TestA|TestB)$"},
+		{[]string{"TestA/x/1", "TestA/y/2"}, "^(TestA)$/^(x|y)$/^(1|2)$"},
+	} {
+		if got := testsPattern(c.names); got != c.want {
+			t.Errorf("testsPattern(%q) = %q, want %q", c.names, got, c.want)
 		}
 	}
 }
