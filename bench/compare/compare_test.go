@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"context"
 	"testing"
 
 	"github.com/vsched/vsched/kernel"
@@ -125,4 +126,27 @@ func statsOf(tasksRun []uint64) kernel.Stats {
 		s.PerWorker = append(s.PerWorker, kernel.WorkerStats{PollCount: n})
 	}
 	return s
+}
+
+// The hand-written fork/joins spawn one task per internal node of fib's
+// call tree, ForkJoinFib's divisor, whatever their shape, besides the
+// root that the run submits.
+func TestHandWrittenForkJoinsSpawnOneTaskPerInternalNode(t *testing.T) {
+	w := forkJoinFib(12)
+	for _, v := range w.variants {
+		if v.impl != "kernel" && v.impl != "kernel-spine" && v.impl != "kernel-walk" {
+			continue
+		}
+		r := v.setup(t)
+		if got := r.run(); got != w.want {
+			t.Fatalf("%s returned %d, want %d", v.impl, got, w.want)
+		}
+		// Stats lags a running P's counters; a stopped kernel's are final.
+		if err := r.k.Shutdown(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if spawned := int64(r.k.Stats().SpawnedTasksCount); spawned != w.tasks+1 {
+			t.Errorf("%s spawned %d tasks, want %d and the root", v.impl, spawned, w.tasks)
+		}
+	}
 }

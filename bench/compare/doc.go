@@ -110,9 +110,12 @@
 // ForkJoinFib also runs with task groups: kernel-group is the fork/join
 // of Group and Ctx.Join with no counter of its own (both halves are
 // tasks, three tasks per internal node), kernel-group-spine the same
-// with the continuation variants' shape (one spawn per internal node), and
-// kernel-spine is that shape with joins written by hand, which allocate as
-// the Group's do: what the shape costs, apart from the Group.
+// with the continuation variants' shape (one spawn per internal node, a
+// task walking the fib(n-2) branch), kernel-group-walk the same walking
+// the fib(n-1) branch, whose longer walks join fewer times, and
+// kernel-spine and kernel-walk are those two shapes with joins written by
+// hand, which allocate as the Group's do: what each shape costs, apart
+// from the Group.
 //
 // YieldMany and PingPong have no pool version: pools neither yield nor
 // park a task.

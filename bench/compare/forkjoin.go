@@ -24,10 +24,10 @@ import (
 // they report the fraction of spawns run inline as inline/task. So does
 // kernel-trygo, the kernel under the same policy with Ctx.TryGo, which
 // declines while every P is busy and the spawner's queue holds a task.
-// kernel-group and kernel-group-spine join with task groups instead of
-// frames (groupFib, groupFibSpine). kernel-spine is kernel-group-spine's
-// shape with hand-written joins (spineNode): what that shape costs
-// without a Group.
+// kernel-group, kernel-group-spine and kernel-group-walk join with task
+// groups instead of frames (groupFib, groupFibSpine, groupFibWalk).
+// kernel-spine and kernel-walk are the last two's shapes with hand-written
+// joins (spineNode, walkNode): what each shape costs without a Group.
 func forkJoinFib(n int) workload {
 	const what = "ForkJoinFib"
 	w := workload{name: what, tasks: fibOf(n+1) - 1, want: fibOf(n)}
@@ -54,6 +54,15 @@ func forkJoinFib(n int) workload {
 			return s.wait()
 		}}
 	}})
+	w.variants = append(w.variants, variant{"kernel-walk", func(tb testing.TB) runner {
+		k := newKernel(tb)
+		s := &fibRun{l: newLatch(tb, what, k)}
+		root := func(c *kernel.Ctx) { s.walkNode(c, n, &s.result, nil) }
+		return runner{k: k, run: func() int64 {
+			submit(tb, k, root)
+			return s.wait()
+		}}
+	}})
 	w.variants = append(w.variants, variant{"kernel-trygo", func(tb testing.TB) runner {
 		k := newKernel(tb)
 		s := &fibRun{l: newLatch(tb, what, k)}
@@ -71,6 +80,10 @@ func forkJoinFib(n int) workload {
 		variant{"kernel-group-spine", func(tb testing.TB) runner {
 			k := newKernel(tb)
 			return runner{k: k, run: groupFibRun(tb, k, n, groupFibSpine)}
+		}},
+		variant{"kernel-group-walk", func(tb testing.TB) runner {
+			k := newKernel(tb)
+			return runner{k: k, run: groupFibRun(tb, k, n, groupFibWalk)}
 		}},
 	)
 	w.variants = append(w.variants, poolVariants(true, func(tb testing.TB, p goPool, _ int) runner {
@@ -143,6 +156,35 @@ func groupFibSpine(k *kernel.Kernel, n int, out *int64) func(*kernel.Ctx) error 
 		leaf := int64(m)
 		c.Join(g, func(*kernel.Ctx, error) {
 			sum := leaf
+			for _, v := range vals {
+				sum += v
+			}
+			*out = sum
+		})
+		return nil
+	}
+}
+
+// groupFibWalk is groupFibSpine along the other branch: the node walks
+// the fib(n-1) branch itself and spawns fib(n-2) at every node on the way,
+// all into one group, and sums fib(n) = fib(n-2) + fib(n-3) + ... +
+// fib(0) + fib(1). Its walks are longer, so fewer tasks join: only the
+// 38% of them whose n >= 2 (a spawned fib(n-2) is a leaf at the 62% of
+// internal nodes whose n is 2 or 3), where groupFibSpine's are 62%.
+func groupFibWalk(k *kernel.Kernel, n int, out *int64) func(*kernel.Ctx) error {
+	return func(c *kernel.Ctx) error {
+		m := n
+		if m < 2 {
+			*out = int64(m)
+			return nil
+		}
+		vals := make([]int64, m-1)
+		g := k.NewGroup(nil)
+		for i := 0; m >= 2; i, m = i+1, m-1 {
+			g.Go(groupFibWalk(k, m-2, &vals[i]))
+		}
+		c.Join(g, func(*kernel.Ctx, error) {
+			sum := int64(1) // fib(1), where the walk ends
 			for _, v := range vals {
 				sum += v
 			}
@@ -304,4 +346,33 @@ func (s *fibRun) arrive(j *spineJoin) {
 	if j.pending.Add(-1) == 0 {
 		j.then()
 	}
+}
+
+// walkNode is groupFibWalk with a spineJoin in place of the Group and
+// Join, allocating the same (kernel-walk): fib(n) goes to out, and the
+// node then arrives at parent.
+func (s *fibRun) walkNode(c *kernel.Ctx, n int, out *int64, parent *spineJoin) {
+	m := n
+	if m < 2 {
+		*out = int64(m)
+		s.arrive(parent)
+		return
+	}
+	vals := make([]int64, m-1)
+	j := &spineJoin{}
+	j.pending.Store(1)
+	for i := 0; m >= 2; i, m = i+1, m-1 {
+		j.pending.Add(1)
+		child, slot := m-2, &vals[i]
+		c.Go(func(c *kernel.Ctx) { s.walkNode(c, child, slot, j) })
+	}
+	j.then = func() {
+		sum := int64(1)
+		for _, v := range vals {
+			sum += v
+		}
+		*out = sum
+		s.arrive(parent)
+	}
+	s.arrive(j)
 }

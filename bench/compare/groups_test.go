@@ -32,6 +32,7 @@ func TestGroupFibComputesFib(t *testing.T) {
 		for name, run := range map[string]func() int64{
 			"kernel-group":       groupFibRun(t, k, n, groupFib),
 			"kernel-group-spine": groupFibRun(t, k, n, groupFibSpine),
+			"kernel-group-walk":  groupFibRun(t, k, n, groupFibWalk),
 		} {
 			if got := run(); got != fibOf(n) {
 				t.Errorf("%s fib(%d) = %d, want %d", name, n, got, fibOf(n))
