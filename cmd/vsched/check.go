@@ -77,7 +77,7 @@ report, and exits 1 if a phase failed.
 
 func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("check", checkDoc, stderr)
-	duration := fs.Duration("duration", 3*time.Minute, "the time `budget` of the explore kernel, fuzz and linearizability phases; the others take what they take (about 4 minutes on 2 cores)")
+	duration := fs.Duration("duration", 3*time.Minute, "the time `budget` of the explore kernel, fuzz and linearizability phases; the others take what they take (4 to 7 minutes on 2 cores)")
 	reportPath := fs.String("report", "vsched-report.html", "write the HTML report to `file` (\"\" for none)")
 	seed := fs.Uint64("seed", 0, "seed `N` of the rapid checks and the linearizability stress (0: a random one, printed)")
 	fuzztime := fs.String("fuzztime", "", "fuzz each target for `d`, a duration (10s) or a count (1000x), instead of its share of -duration")

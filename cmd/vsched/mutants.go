@@ -644,7 +644,7 @@ func (o *mutantOutcome) decide(err error, interrupted, fast bool) {
 func (mc *mutantCampaign) build(ctx context.Context, m mutant.Mutant, overlay string) error {
 	for _, tags := range []string{"", "vsched_explore"} {
 		out, err := goCommand(ctx, mc.root, nil, "build", "-overlay", overlay, "-tags", tags, "./"+m.Pkg()).CombinedOutput()
-		if err != nil && ctx.Err() == nil && !bytes.Contains(out, []byte("build constraints exclude all Go files")) {
+		if err != nil && ctx.Err() == nil && !noGoFiles.Match(out) {
 			return fmt.Errorf("does not build: %s", truncate(compileError.FindString(string(out)), 100))
 		}
 	}
@@ -786,9 +786,11 @@ func (mc *mutantCampaign) goTest(ctx context.Context, v mutantVerifier, own []st
 // as a hang the mutant caused.
 func judgeTest(knownBad bool, err error, out string) (killed bool, how string) {
 	switch {
-	case err == nil, strings.Contains(out, "build constraints exclude all Go files"):
+	case err == nil, noGoFiles.MatchString(out):
 		return false, "" // passed, or a package of the explorer build only: not this verifier's
-	case buildFailed.MatchString(out):
+	case buildFailed.MatchString(out), knownBad && strings.Contains(out, "[build failed]"):
+		// The package's tests, or a known-bad test's nested run of its
+		// seeded bug over the mutant, did not build: no verdict on it.
 		return false, "BROKEN"
 	case knownBad && testTimeout.MatchString(out):
 		return false, timedOut
@@ -797,9 +799,13 @@ func judgeTest(knownBad bool, err error, out string) (killed bool, how string) {
 }
 
 // buildFailed matches go test's report that a package's tests did not
-// build. A nested run's report, quoted in a test's failure, is indented
-// and does not match: that test ran, and failed.
-var buildFailed = regexp.MustCompile(`(?m)^FAIL\t\S+ \[(build|setup) failed\]$`)
+// build, and noGoFiles its report of a package that this build compiles
+// no file of. The same words quoted in a test's failure (a stand-in
+// module's run, indented) do not match: that test ran, and failed.
+var (
+	buildFailed = regexp.MustCompile(`(?m)^FAIL\t\S+ \[(build|setup) failed\]$`)
+	noGoFiles   = regexp.MustCompile(`(?m)^package \S+: build constraints exclude all Go files in `)
+)
 
 // timedOut is how goTest reports a known-bad suite that ran out of time.
 const timedOut = "timed out"

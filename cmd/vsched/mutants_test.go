@@ -223,13 +223,17 @@ func TestJudgeTestTellsAKillFromNoVerdict(t *testing.T) {
 		how      string
 	}{
 		{"passed", false, nil, "ok  \tp\t0.1s\n", false, ""},
-		{"explorer build only", false, exit, "build constraints exclude all Go files in /m/x\n", false, ""},
+		{"explorer build only", false, exit, "# m/x\npackage m/x: build constraints exclude all Go files in /m/x\nFAIL\tm/x [setup failed]\n", false, ""},
 		{"does not build", true, exit, "FAIL\tp [build failed]\n", false, "BROKEN"},
 		{"setup failed", false, exit, "FAIL\tp [setup failed]\n", false, "BROKEN"},
 		{"a failed test", false, exit, "--- FAIL: TestAdd (0.00s)\nFAIL\n", true, "TestAdd"},
 		// A nested build failure, quoted indented in a test's failure, is
 		// that test's kill.
 		{"a nested run's build failure", false, exit, "--- FAIL: TestX (1.00s)\n    x_test.go:1: FAIL\tp [build failed]\nFAIL\n", true, "TestX"},
+		{"a nested run's package of no file", false, exit, "--- FAIL: TestX (1.00s)\n    x_test.go:1: package p: build constraints exclude all Go files in /m/p\nFAIL\n", true, "TestX"},
+		// A known-bad test's nested run of its seeded bug over the mutant
+		// that does not build says nothing of the mutant.
+		{"a known-bad run's nested build failure", true, exit, "--- FAIL: TestKnownBadX (1.00s)\n    FAIL\tp [build failed]\nFAIL\n", false, "BROKEN"},
 		{"a verifier's timeout is the mutant's hang", false, exit, "panic: test timed out after 3m0s\n", true, "panic: test timed out after 3m0s"},
 		{"a known-bad suite's timeout is no verdict", true, exit, "panic: test timed out after 6m0s\n", false, timedOut},
 		// A nested run's timeout, quoted indented in the known-bad test's
