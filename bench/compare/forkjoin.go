@@ -27,51 +27,46 @@ import (
 // kernel-group, kernel-group-spine and kernel-group-walk join with task
 // groups instead of frames (groupFib, groupFibSpine, groupFibWalk).
 // kernel-spine and kernel-walk are the last two's shapes with hand-written
-// joins (spineNode, walkNode): what each shape costs without a Group.
+// joins (pathNode): what each shape costs without a Group.
 func forkJoinFib(n int) workload {
 	const what = "ForkJoinFib"
 	w := workload{name: what, tasks: fibOf(n+1) - 1, want: fibOf(n)}
+	// byHand is a variant of the kernel whose run submits the task root
+	// makes for s, and waits for s's result; inline: it reports
+	// inline/task.
+	byHand := func(impl string, inline bool, root func(s *fibRun) func(*kernel.Ctx)) variant {
+		return variant{impl, func(tb testing.TB) runner {
+			k := newKernel(tb)
+			s := &fibRun{l: newLatch(tb, what, k)}
+			r := runner{k: k}
+			if inline {
+				r.inline = &s.inline
+			}
+			root := root(s)
+			r.run = func() int64 {
+				submit(tb, k, root)
+				return s.wait()
+			}
+			return r
+		}}
+	}
 	w.variants = []variant{
 		{"native", func(tb testing.TB) runner {
 			return runner{run: func() int64 { return fibNative(n) }}
 		}},
-		{"kernel", func(tb testing.TB) runner {
-			k := newKernel(tb)
-			s := &fibRun{l: newLatch(tb, what, k)}
-			root := func(c *kernel.Ctx) { s.kernelNode(c, n, nil) }
-			return runner{k: k, run: func() int64 {
-				submit(tb, k, root)
-				return s.wait()
-			}}
-		}},
+		byHand("kernel", false, func(s *fibRun) func(*kernel.Ctx) {
+			return func(c *kernel.Ctx) { s.kernelNode(c, n, nil) }
+		}),
+		byHand("kernel-spine", false, func(s *fibRun) func(*kernel.Ctx) {
+			return func(c *kernel.Ctx) { s.pathNode(c, n, walkShort, &s.result, nil) }
+		}),
+		byHand("kernel-walk", false, func(s *fibRun) func(*kernel.Ctx) {
+			return func(c *kernel.Ctx) { s.pathNode(c, n, walkLong, &s.result, nil) }
+		}),
+		byHand("kernel-trygo", true, func(s *fibRun) func(*kernel.Ctx) {
+			return func(c *kernel.Ctx) { s.kernelTryNode(c, n, nil) }
+		}),
 	}
-	w.variants = append(w.variants, variant{"kernel-spine", func(tb testing.TB) runner {
-		k := newKernel(tb)
-		s := &fibRun{l: newLatch(tb, what, k)}
-		root := func(c *kernel.Ctx) { s.spineNode(c, n, &s.result, nil) }
-		return runner{k: k, run: func() int64 {
-			submit(tb, k, root)
-			return s.wait()
-		}}
-	}})
-	w.variants = append(w.variants, variant{"kernel-walk", func(tb testing.TB) runner {
-		k := newKernel(tb)
-		s := &fibRun{l: newLatch(tb, what, k)}
-		root := func(c *kernel.Ctx) { s.walkNode(c, n, &s.result, nil) }
-		return runner{k: k, run: func() int64 {
-			submit(tb, k, root)
-			return s.wait()
-		}}
-	}})
-	w.variants = append(w.variants, variant{"kernel-trygo", func(tb testing.TB) runner {
-		k := newKernel(tb)
-		s := &fibRun{l: newLatch(tb, what, k)}
-		root := func(c *kernel.Ctx) { s.kernelTryNode(c, n, nil) }
-		return runner{k: k, inline: &s.inline, run: func() int64 {
-			submit(tb, k, root)
-			return s.wait()
-		}}
-	}})
 	w.variants = append(w.variants,
 		variant{"kernel-group", func(tb testing.TB) runner {
 			k := newKernel(tb)
@@ -296,7 +291,7 @@ func (s *fibRun) complete(f *fibFrame, slot int, v int64) {
 	s.l.signal()
 }
 
-// A spineJoin is the join of a spine node written by hand (kernel-spine):
+// A spineJoin is the join of a node written by hand (pathNode):
 // one count for each spawned child and one held by the node until then is
 // set; the arrival that brings the count to 0 runs then, which sums the
 // values and arrives at the parent's join.
@@ -305,24 +300,33 @@ type spineJoin struct {
 	then    func()
 }
 
-// spineNode is groupFibSpine with a spineJoin in place of the Group and
-// Join, allocating the same (a closure per spawn; per node whose n >= 2 a
-// join, a slice and the continuation): fib(n) goes to out, and the node
-// then arrives at parent.
-func (s *fibRun) spineNode(c *kernel.Ctx, n int, out *int64, parent *spineJoin) {
+// The branch that a node of pathNode walks itself, spawning the other
+// child of every node on the way: the step from one node of its walk to
+// the next.
+const (
+	walkShort = 2 // the fib(n-2) branch, spawning fib(n-1): groupFibSpine's shape
+	walkLong  = 1 // the fib(n-1) branch, spawning fib(n-2): groupFibWalk's shape
+)
+
+// pathNode is groupFibSpine (step walkShort, kernel-spine) or
+// groupFibWalk (walkLong, kernel-walk) with a spineJoin in place of the
+// Group and Join, allocating the same (a closure per spawn, of the same
+// size class; per node whose n >= 2 a join, a slice and the
+// continuation): fib(n) goes to out, and the node then arrives at parent.
+func (s *fibRun) pathNode(c *kernel.Ctx, n, step int, out *int64, parent *spineJoin) {
 	m := n
 	if m < 2 {
 		*out = int64(m)
 		s.arrive(parent)
 		return
 	}
-	vals := make([]int64, m/2)
+	vals := make([]int64, (m-2)/step+1)
 	j := &spineJoin{}
 	j.pending.Store(1)
-	for i := 0; m >= 2; i, m = i+1, m-2 {
+	for i := 0; m >= 2; i, m = i+1, m-step {
 		j.pending.Add(1)
-		child, slot := m-1, &vals[i]
-		c.Go(func(c *kernel.Ctx) { s.spineNode(c, child, slot, j) })
+		child, slot := m-3+step, &vals[i] // fib(m-1) or fib(m-2)
+		c.Go(func(c *kernel.Ctx) { s.pathNode(c, child, step, slot, j) })
 	}
 	leaf := int64(m)
 	j.then = func() {
@@ -346,33 +350,4 @@ func (s *fibRun) arrive(j *spineJoin) {
 	if j.pending.Add(-1) == 0 {
 		j.then()
 	}
-}
-
-// walkNode is groupFibWalk with a spineJoin in place of the Group and
-// Join, allocating the same (kernel-walk): fib(n) goes to out, and the
-// node then arrives at parent.
-func (s *fibRun) walkNode(c *kernel.Ctx, n int, out *int64, parent *spineJoin) {
-	m := n
-	if m < 2 {
-		*out = int64(m)
-		s.arrive(parent)
-		return
-	}
-	vals := make([]int64, m-1)
-	j := &spineJoin{}
-	j.pending.Store(1)
-	for i := 0; m >= 2; i, m = i+1, m-1 {
-		j.pending.Add(1)
-		child, slot := m-2, &vals[i]
-		c.Go(func(c *kernel.Ctx) { s.walkNode(c, child, slot, j) })
-	}
-	j.then = func() {
-		sum := int64(1)
-		for _, v := range vals {
-			sum += v
-		}
-		*out = sum
-		s.arrive(parent)
-	}
-	s.arrive(j)
 }
