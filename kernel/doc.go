@@ -70,6 +70,14 @@
 // counters of its own (see the example of Ctx.Join). A panic in a group
 // task becomes the group's error, a [*PanicError].
 //
+// Each Join costs a group and a continuation. A fork/join that adds both
+// halves at every node as tasks pays them at every node; a task that
+// walks one branch itself and adds the other child of each node on the
+// way to one group pays them once, for all the children it spawned
+// (ForkJoinFib's kernel-group-walk in the repository's bench module
+// spawns fib(n-2) at each node and walks fib(n-1); docs/BENCHMARKS.md
+// has its cost beside the hand-written continuation's).
+//
 // Over a group's limit, [Group.Go] never blocks: the function waits in
 // the group's queue. A caller that must not let that queue grow has two
 // other ways to add: [Group.TryGo] adds only when the function can start
