@@ -1,3 +1,5 @@
+//go:build !vsched_explore
+
 package main
 
 import (
@@ -208,6 +210,31 @@ func TestTheLibraryAndTheBuildsAreTheFilesGoListNames(t *testing.T) {
 	for f, want := range map[string]bool{"proptest/check.go": true, "p/p.go": false, "proptest/explore_only.go": false} {
 		if got := mc.ownTestsFirst(mutant.Mutant{Files: []string{f}}); got != want {
 			t.Errorf("ownTestsFirst of a patch of %s = %v, want %v", f, got, want)
+		}
+	}
+}
+
+func TestAMutantIsBuiltWhereItsFirstVerifierRunDoesNotCompileIt(t *testing.T) {
+	mc := &mutantCampaign{root: standInMutantsModule(t)}
+	if err := mc.findDeps(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	p, both := []string{"p/p.go"}, []string{"", "vsched_explore"}
+	for _, c := range []struct {
+		name string
+		fast bool
+		m    mutant.Mutant
+		want []string
+	}{
+		{"its tests first", false, mutant.Mutant{Files: p, Expect: "tests"}, []string{"vsched_explore"}},
+		{"proptest first", false, mutant.Mutant{Files: p, Expect: "proptest"}, []string{"vsched_explore"}},
+		{"the explorer build's verifier first", false, mutant.Mutant{Files: []string{"explore/x_test.go"}, Expect: "explore"}, []string{""}},
+		{"the race detector's build first", false, mutant.Mutant{Files: p, Expect: "race"}, both},
+		{"no verifier under -fast", true, mutant.Mutant{Files: p, Equivalent: "nothing calls it"}, both},
+	} {
+		mc.fast = c.fast
+		if got := mc.untested(c.m); !slices.Equal(got, c.want) {
+			t.Errorf("%s: untested = %q, want %q", c.name, got, c.want)
 		}
 	}
 }
