@@ -1,4 +1,4 @@
-//go:build linux
+//go:build linux && !vsched_explore
 
 package netpoll_test
 

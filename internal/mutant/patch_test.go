@@ -1,3 +1,5 @@
+//go:build !vsched_explore
+
 package mutant
 
 import (
