@@ -214,6 +214,29 @@ func TestTheLibraryAndTheBuildsAreTheFilesGoListNames(t *testing.T) {
 	}
 }
 
+func TestTheBaselineRunsEveryNamedTestOncePerVerifierAndPackages(t *testing.T) {
+	mc := &mutantCampaign{root: standInMutantsModule(t)}
+	if err := mc.findDeps(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	p := []string{"p/p.go"}
+	runs := mc.namedRuns([]mutant.Mutant{
+		{Files: p, Expect: "tests", Test: "TestA"},
+		{Files: p, Expect: "proptest", Test: "TestC"},
+		{Files: p, Expect: "tests", Test: "TestB"},
+		{Files: p, Expect: "tests", Test: "TestA"},
+		{Files: p, Expect: "tests"}, // names no test: no run of its own
+	})
+	var got []string
+	for _, r := range runs {
+		got = append(got, r.v.name+" "+strings.Join(r.pkgs, ",")+": "+strings.Join(r.tests, ","))
+	}
+	want := []string{"tests ./p: TestA,TestB", "proptest ./proptest: TestC"}
+	if !slices.Equal(got, want) {
+		t.Errorf("namedRuns = %q, want %q", got, want)
+	}
+}
+
 func TestAMutantIsBuiltWhereItsFirstVerifierRunDoesNotCompileIt(t *testing.T) {
 	mc := &mutantCampaign{root: standInMutantsModule(t)}
 	if err := mc.findDeps(context.Background()); err != nil {
