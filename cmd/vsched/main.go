@@ -3,7 +3,7 @@
 // the benchmarks (bench):
 //
 //	vsched check [-duration 3m] [-report vsched-report.html] [-seed N] [-fuzztime d] [-run regexp] [-v]
-//	vsched mutants [-run regexp] [-fast] [-all] [-markdown] [-v]
+//	vsched mutants [-run regexp] [-fast] [-all] [-shard k/n] [-markdown] [-v]
 //	vsched bench [-bench regexp] [-count n] [-benchtime d] [-pkg pattern] [-o file] [-v]
 //
 // "vsched help <command>" says what a command does and lists its flags;

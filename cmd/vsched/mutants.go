@@ -92,7 +92,7 @@ func mutantVerifiers() []mutantVerifier {
 	}
 }
 
-const mutantsDoc = `usage: vsched mutants [-run regexp] [-fast] [-all] [-markdown] [-v]
+const mutantsDoc = `usage: vsched mutants [-run regexp] [-fast] [-all] [-shard k/n] [-markdown] [-v]
 
 mutants substitutes each seeded bug of ` + mutant.PatchDir + ` for the
 real file (go build -overlay) and runs the verifiers, which must all pass
@@ -102,7 +102,9 @@ a patch without Expect: of a package outside the library faces that
 package's own tests first. GOMAXPROCS mutants at once. A mutant of the
 verification code (the specification, the property tests, the explorer,
 the linearizability checker) also faces the verifiers' known-bad tests,
-whose runs build it under each of their own seeded bugs. It prints which
+whose runs build it under each of their own seeded bugs. -shard k/n runs
+a part of the mutants: in name order, the k-th and every n-th after it,
+so that n runs with k from 1 to n run each mutant once. It prints which
 verifier killed each mutant, and exits 1 if a mutant survived (unless its
 patch says it is equivalent), was killed but not as its patch expects, or
 does not build.
@@ -145,12 +147,17 @@ func runMutants(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	all := fs.Bool("all", false, "run every verifier, its whole suite, on every mutant instead of stopping at the first kill")
 	markdown := fs.Bool("markdown", false, "print the kill table as Markdown (for docs/VERIFICATION.md)")
 	verbose := fs.Bool("v", false, "print each go command and the output of each verifier that kills")
+	shardFlag := fs.String("shard", "", "run only the k-th of n shards of the mutants (`k/n`): in name order, every n-th from the k-th")
 	if code, done := parseFlags(fs, args, stderr); done {
 		return code
 	}
 	filter, err := regexp.Compile(*runRE)
 	if err != nil {
 		return complain(stderr, exitUsage, "vsched mutants: invalid -run: %v", err)
+	}
+	sh, err := parseShard(*shardFlag)
+	if err != nil {
+		return complain(stderr, exitUsage, "vsched mutants: %v", err)
 	}
 	root, err := moduleRoot(ctx)
 	if err == nil {
@@ -171,9 +178,11 @@ func runMutants(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if err != nil {
 		return complain(stderr, exitFail, "vsched mutants: %v", err)
 	}
+	total := len(mutants)
+	mutants = sh.of(mutants)
 	mutants = slices.DeleteFunc(mutants, func(m mutant.Mutant) bool { return !filter.MatchString(m.Name) })
 	if len(mutants) == 0 {
-		return complain(stderr, exitUsage, "vsched mutants: -run %q matches no mutant in %s", *runRE, mutant.PatchDir)
+		return complain(stderr, exitUsage, "vsched mutants: -run %q matches no mutant of %s in %s", *runRE, sh, mutant.PatchDir)
 	}
 
 	start := time.Now()
@@ -208,6 +217,9 @@ func runMutants(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if l := mc.wholeBaselineLine(); l != "" {
 		fmt.Fprintln(stdout, l)
 	}
+	if sh.n > 1 {
+		fmt.Fprintf(stdout, "shard %s: %d of the %d mutants ran (the others are in the other shards)\n", sh, len(outcomes), total)
+	}
 	fmt.Fprintln(stdout, killVerdictLine(outcomes, time.Since(start)))
 	switch {
 	case ctx.Err() != nil:
@@ -217,6 +229,37 @@ func runMutants(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	}
 	return exitPass
 }
+
+// A shard is the part of the mutants that -shard k/n selects: in name
+// order (the order loadMutants gives), the k-th, and every n-th after it.
+// The zero shard is every mutant.
+type shard struct{ k, n int }
+
+// parseShard reads -shard's k/n; "" is every mutant.
+func parseShard(s string) (shard, error) {
+	if s == "" {
+		return shard{1, 1}, nil
+	}
+	var sh shard
+	if _, err := fmt.Sscanf(s, "%d/%d", &sh.k, &sh.n); err != nil || sh.n < 1 || sh.k < 1 || sh.k > sh.n || fmt.Sprint(sh) != s {
+		return shard{}, fmt.Errorf("invalid -shard %q: want k/n with 1 <= k <= n", s)
+	}
+	return sh, nil
+}
+
+// of returns the mutants of the shard, out of all of them in name order.
+func (sh shard) of(mutants []mutant.Mutant) []mutant.Mutant {
+	var in []mutant.Mutant
+	for i, m := range mutants {
+		if i%sh.n == sh.k-1 {
+			in = append(in, m)
+		}
+	}
+	return in
+}
+
+// String returns the shard as -shard takes it.
+func (sh shard) String() string { return fmt.Sprintf("%d/%d", sh.k, sh.n) }
 
 // loadMutants reads the patches of the module at root (not the ones built
 // into vsched), and checks that each Expect: names a verifier.

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -234,6 +235,39 @@ func TestTheBaselineRunsEveryNamedTestOncePerVerifierAndPackages(t *testing.T) {
 	want := []string{"tests ./p: TestA,TestB", "proptest ./proptest: TestC"}
 	if !slices.Equal(got, want) {
 		t.Errorf("namedRuns = %q, want %q", got, want)
+	}
+}
+
+func TestTheShardsOfTheMutantsPartitionThem(t *testing.T) {
+	all := mutant.All()
+	for n := 1; n <= 4; n++ {
+		seen := map[string]int{}
+		for k := 1; k <= n; k++ {
+			sh, err := parseShard(fmt.Sprintf("%d/%d", k, n))
+			if err != nil {
+				t.Fatal(err)
+			}
+			in := sh.of(all)
+			if len(in) < len(all)/n || len(in) > len(all)/n+1 {
+				t.Errorf("shard %v holds %d of %d mutants, want %d or %d", sh, len(in), len(all), len(all)/n, len(all)/n+1)
+			}
+			for _, m := range in {
+				seen[m.Name]++
+			}
+		}
+		for _, m := range all {
+			if seen[m.Name] != 1 {
+				t.Errorf("%d shards: %s is in %d of them, want 1", n, m.Name, seen[m.Name])
+			}
+		}
+	}
+	if sh, err := parseShard(""); err != nil || len(sh.of(all)) != len(all) {
+		t.Errorf("no -shard: %v, %v; want every mutant", sh, err)
+	}
+	for _, bad := range []string{"0/3", "4/3", "1/0", "2", "1/3x", "-1/3", " 1/3"} {
+		if _, err := parseShard(bad); err == nil {
+			t.Errorf("-shard %q was accepted", bad)
+		}
 	}
 }
 
