@@ -1,5 +1,3 @@
-//go:build !vsched_explore
-
 package linearizability
 
 import (

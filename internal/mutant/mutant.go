@@ -62,9 +62,9 @@ type Verifier struct {
 // Mutant runs take a machine-wide lock and so run one at a time, across
 // packages too; the mutant is built before the lock is taken. A run is
 // built with v.Tags whatever the build of the test that calls Report, so
-// the known-bad test files of a package that the default build compiles
-// say !vsched_explore: in the explorer's build they would repeat the
-// default build's runs.
+// the known-bad test files of the kernel, netpoll and proptest say
+// !vsched_explore: in the explorer's build they would repeat the default
+// build's runs.
 func Report(t TB, m Mutant, v Verifier) string {
 	t.Helper()
 	root, err := ModuleRoot()
