@@ -383,6 +383,18 @@ func TestPeerResetFailsReadAndWriteWithECONNRESET(t *testing.T) {
 func TestWriteToAFullSocketReturnsWhatWentAndErrWouldBlock(t *testing.T) {
 	tp := newTestPoller(t)
 	client, server := tp.pair(tp.listen())
+	// Fix both buffers, so that what they hold does not depend on the
+	// machine's TCP autotuning limits. The kernel doubles what it is
+	// given: 512 KiB each way, well above loopback's 64 KiB MSS so that
+	// the window never stalls, and far under the message's 4 MiB.
+	for _, o := range []struct {
+		c   *netpoll.Conn
+		opt int
+	}{{client, unix.SO_SNDBUF}, {server, unix.SO_RCVBUF}} {
+		if err := unix.SetsockoptInt(o.c.Fd(), unix.SOL_SOCKET, o.opt, 256<<10); err != nil {
+			t.Fatalf("setsockopt: %v", err)
+		}
+	}
 	msg := payload(0)
 	msg = bytes.Repeat(msg, 8) // 4 MiB: more than the buffers hold
 	n, err := client.Write(msg)
