@@ -29,6 +29,18 @@ func newKernel(t testing.TB, opts ...Option) *Kernel {
 	return k
 }
 
+// newSerialKernel returns a kernel of one P with its monitor off, for the
+// tests that assert the order in which tasks run. The monitor breaks a
+// runnext chain whose time slice has lasted forcePreempt, sending the
+// next task to the global queue; on a loaded machine the OS may stop the
+// one worker thread that long in the middle of a chain, and the tasks
+// then run in another order.
+func newSerialKernel(t testing.TB, opts ...Option) *Kernel {
+	t.Helper()
+	opts = append([]Option{WithProcs(1), Option(func(k *Kernel) error { k.monitor = false; return nil })}, opts...)
+	return newKernel(t, opts...)
+}
+
 // shutdown shuts k down, failing the test with the kernel's stats if it
 // does not drain within a generous bound (a hang is a bug, not a timing).
 func shutdown(t testing.TB, k *Kernel) {
@@ -174,7 +186,7 @@ func TestAForkJoinGroupTakes48Bytes(t *testing.T) {
 }
 
 func TestCtxGoRunsTheChildNextOnTheSameP(t *testing.T) {
-	k := newKernel(t, WithProcs(1))
+	k := newSerialKernel(t)
 	var o order
 	k.Go(func(c *Ctx) {
 		o.add("root")
@@ -250,7 +262,7 @@ func TestTryGoSplitsRunEveryLeafOnceWhetherSpawnedOrInline(t *testing.T) {
 }
 
 func TestYieldSendsTheTaskToTheGlobalTail(t *testing.T) {
-	k := newKernel(t, WithProcs(1))
+	k := newSerialKernel(t)
 	var o order
 	k.Go(func(c *Ctx) {
 		c.Go(func(*Ctx) { o.add("a") })
@@ -296,7 +308,7 @@ func TestParkWaitsForWakeAndRunsTheFunctionAgain(t *testing.T) {
 }
 
 func TestWakeBeforeTheParkCommitsRunsTheTaskAgainAtOnce(t *testing.T) {
-	k := newKernel(t, WithProcs(1))
+	k := newSerialKernel(t)
 	var o order
 	runs := 0
 	k.Go(func(c *Ctx) {
@@ -322,7 +334,7 @@ func TestWakeBeforeTheParkCommitsRunsTheTaskAgainAtOnce(t *testing.T) {
 }
 
 func TestWakeFromATaskPutsTheWokenTaskInTheWakersRunnext(t *testing.T) {
-	k := newKernel(t, WithProcs(1))
+	k := newSerialKernel(t)
 	var o order
 	var wa *Waker
 	k.Go(func(c *Ctx) {
@@ -661,8 +673,7 @@ func TestStallsAreReportedToTheHook(t *testing.T) {
 // run two stall thresholds later, and two such looks in one run.
 func TestAStallIsOneLongRunNotAChainOfShortOnes(t *testing.T) {
 	var reports atomic.Int32
-	k := newKernel(t, WithProcs(1), Option(func(k *Kernel) error { k.monitor = false; return nil }),
-		WithStall(time.Millisecond, func(Stall) { reports.Add(1) }))
+	k := newSerialKernel(t, WithStall(time.Millisecond, func(Stall) { reports.Add(1) }))
 	const later = int64(2 * time.Millisecond)
 	var chain, long int32
 	done := make(chan struct{})
@@ -690,7 +701,7 @@ func TestAStallIsOneLongRunNotAChainOfShortOnes(t *testing.T) {
 // the first run asks, yields (a new slice, from the global queue), and the
 // second run, once the monitor has seen it, spawns the child.
 func TestAChainThatEndedByItselfIsNotBroken(t *testing.T) {
-	k := newKernel(t, WithProcs(1), Option(func(k *Kernel) error { k.monitor = false; return nil }))
+	k := newSerialKernel(t)
 	var runs int
 	var asked uint32
 	done := make(chan struct{})
