@@ -782,10 +782,20 @@ func TestTheMonitorStartsOverOnlyAfterALongDeepSleep(t *testing.T) {
 		{"long sleep starts over", 0, monitorMinDelay},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if got := monitorDelayAfterDeepSleep(t, c.restart); got != c.want {
-				t.Errorf("backed off to %v, woken from its deep sleep with the start-over threshold at %v, the monitor sleeps %v per round, want %v",
-					monitorMaxDelay, c.restart, got, c.want)
+			// A run of 10 ms between the back-off and the deep sleep
+			// (the OS stopping the worker thread on a loaded machine)
+			// starts the monitor over by itself: up to three attempts,
+			// the first with the answer wanted passes.
+			var got []time.Duration
+			for range 3 {
+				d := monitorDelayAfterDeepSleep(t, c.restart)
+				if d == c.want {
+					return
+				}
+				got = append(got, d)
 			}
+			t.Errorf("backed off to %v, woken from its deep sleep with the start-over threshold at %v, the monitor slept %v per round in three attempts, want %v",
+				monitorMaxDelay, c.restart, got, c.want)
 		})
 	}
 }
