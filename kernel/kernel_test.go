@@ -754,15 +754,17 @@ func TestAnIdleKernelParksEveryWorker(t *testing.T) {
 		c.Go(func(*Ctx) { close(done) })
 	})
 	<-done
-	// Wait, bounded, for the workers to run out of work and park.
-	for i := 0; i < 100000; i++ {
+	// Wait, bounded in time (the monitor backs off for tens of
+	// milliseconds before its deep sleep), for the workers to run out of
+	// work and park.
+	for clock := newStressClock(stressHang()); !clock.expired(); {
 		st := k.Stats()
 		if st.IdleWorkers == 2 && st.SpinningWorkers == 0 && k.monMode.Load() == monDeep {
 			return
 		}
 		runtime.Gosched()
 	}
-	t.Errorf("the kernel did not go quiet: stats %+v, monitor mode %d", k.Stats(), k.monMode.Load())
+	t.Errorf("the kernel did not go quiet within %v: stats %+v, monitor mode %d", stressHang(), k.Stats(), k.monMode.Load())
 }
 
 // A P that starts running wakes the monitor from its deep sleep with the
