@@ -323,14 +323,15 @@ func (l *loop) spawn(step func(waitErr error) next) {
 	l.runq = append(l.runq, tk)
 }
 
-// run runs the tasks until all are done.
+// run runs the tasks until all are done. It fails the test once no
+// waiter has come back for hangGuard.
 func (l *loop) run() {
 	t := l.tp.t
 	t.Helper()
 	limit := time.Now().Add(hangGuard)
 	for len(l.runq) > 0 || l.parked > 0 {
 		if time.Now().After(limit) {
-			t.Fatalf("hang guard: %d tasks runnable and %d parked after %v (Waiters() = %d)",
+			t.Fatalf("hang guard: %d tasks runnable and %d parked, and no waiter back for %v (Waiters() = %d)",
 				len(l.runq), l.parked, hangGuard, l.tp.Waiters())
 		}
 		for len(l.runq) > 0 {
@@ -369,6 +370,10 @@ func (l *loop) run() {
 			delay = 0
 		}
 		for _, w := range l.tp.pollOnce(delay) {
+			// A waiter back is progress: the guard bounds a spell
+			// without any, not the whole run, whose length grows with
+			// the test's connections and the machine's load.
+			limit = time.Now().Add(hangGuard)
 			tk := w.Task().(*loopTask)
 			l.parked--
 			tk.waitErr = tk.waiting.d.FinishWait(tk.waiting.mode, nil)
