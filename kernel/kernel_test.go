@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"runtime"
@@ -72,13 +73,13 @@ func (o *order) String() string {
 
 func TestNewRejectsBadOptions(t *testing.T) {
 	for name, opt := range map[string]Option{
-		"WithProcs(0)":          WithProcs(0),
-		"WithProcs(-3)":         WithProcs(-3),
-		"WithProcs(MaxProcs+1)": WithProcs(MaxProcs + 1),
-		"WithProcs(1 << 33)":    WithProcs(1 << 33),
-		"WithStall(0)":          WithStall(0, nil),
-		"WithBlockHandoff(7)":   WithBlockHandoff(7),
-		"nil":                   nil,
+		"WithProcs(0)":           WithProcs(0),
+		"WithProcs(-3)":          WithProcs(-3),
+		"WithProcs(MaxProcs+1)":  WithProcs(MaxProcs + 1),
+		"WithProcs(math.MaxInt)": WithProcs(math.MaxInt),
+		"WithStall(0)":           WithStall(0, nil),
+		"WithBlockHandoff(7)":    WithBlockHandoff(7),
+		"nil":                    nil,
 	} {
 		if k, err := New(opt); !errors.Is(err, ErrBadOption) {
 			t.Errorf("New(%s) = %v, %v; want an error wrapping ErrBadOption", name, k, err)

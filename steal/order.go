@@ -17,7 +17,7 @@ type Order struct {
 // randomOrder.reset. The strides are the numbers in [1, count] coprime with
 // count. NewOrder panics if count is not in [1, 2^32-1].
 func NewOrder(count int) *Order {
-	if count < 1 || count > math.MaxUint32 {
+	if count < 1 || uint64(count) > math.MaxUint32 {
 		panic(fmt.Sprintf("steal: NewOrder(%d): count must be in [1, 2^32-1]", count))
 	}
 	o := &Order{count: uint32(count)}
