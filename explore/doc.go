@@ -60,6 +60,13 @@
 // there means unbounded), which finds most bugs at a small fraction of the
 // cost of every interleaving (the experience of CHESS and loom).
 //
+// One exploration runs at a time in a process, and it runs with GOMAXPROCS
+// at 1, which it puts back when it returns: its threads take turns, and a
+// second P would only be woken at every turn to find nothing to run. Code
+// of the same process that runs beside a search (a parallel test) shares
+// that one P meanwhile. Setting GOMAXPROCS stops the runtime's automatic
+// updates of it for the rest of the process.
+//
 // Two reductions skip executions that differ from an explored one only in
 // the order of independent steps (different addresses, or two loads), and
 // both are checked against the search without reduction

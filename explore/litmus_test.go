@@ -639,3 +639,18 @@ func manySchedules() {
 	a.Store(2)
 	th.Join()
 }
+
+// A search runs its model on one P and puts GOMAXPROCS back when it
+// returns (the package doc, "The search").
+func TestASearchRunsOnOnePAndPutsGOMAXPROCSBack(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(3)) // 3: not this machine's default, and not 1
+	inside := 0
+	explore.Check(t, func() {
+		th := explore.Go(func() {})
+		inside = runtime.GOMAXPROCS(0)
+		th.Join()
+	})
+	if after := runtime.GOMAXPROCS(0); inside != 1 || after != 3 {
+		t.Errorf("GOMAXPROCS was %d in the model and %d after the search, from 3 before; want 1 and 3", inside, after)
+	}
+}

@@ -383,6 +383,12 @@ func Run(cfg Config, model func()) (Result, error) {
 	}
 	runMu.Lock()
 	defer runMu.Unlock()
+	// The model's threads run one at a time and hand over through
+	// channels. With more than one P, every hand-over also wakes an idle
+	// P, which finds nothing to run and goes back to sleep: CPU time spent
+	// in the OS for no step of the search. The search runs on one P and
+	// puts GOMAXPROCS back when it returns.
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	ex := &explorer{cfg: cfg}
 	ex.dpor = !cfg.NoReduction && !cfg.SleepSetsOnly && cfg.MaxPreemptions < 0
 	res := Result{MaxPreemptions: cfg.MaxPreemptions, Timeouts: cfg.Timeouts, Memory: cfg.Memory, MaxStale: cfg.MaxStale}
