@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -461,7 +462,7 @@ func TestStressCloseRacingWaits(t *testing.T) {
 		require.NoError(t, err)
 		ps[i] = pair{d, fds[1]}
 		// A reader that reads forever, until its wait ends with an error.
-		require.NoError(t, k.Go(reader(d, 1<<62, done)))
+		require.NoError(t, k.Go(reader(d, math.MaxInt, done)))
 	}
 	var wg sync.WaitGroup
 	var closed atomic.Int32
