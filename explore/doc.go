@@ -64,8 +64,11 @@
 // at 1, which it puts back when it returns: its threads take turns, and a
 // second P would only be woken at every turn to find nothing to run. Code
 // of the same process that runs beside a search (a parallel test) shares
-// that one P meanwhile. Setting GOMAXPROCS stops the runtime's automatic
-// updates of it for the rest of the process.
+// that one P meanwhile, and code that sizes itself by GOMAXPROCS then (a
+// kernel.New without WithProcs) sees 1; one that sets GOMAXPROCS itself
+// during a search may have its value undone when the search returns.
+// Setting GOMAXPROCS stops the runtime's automatic updates of it for the
+// rest of the process.
 //
 // Two reductions skip executions that differ from an explored one only in
 // the order of independent steps (different addresses, or two loads), and

@@ -324,17 +324,30 @@ func (l *loop) spawn(step func(waitErr error) next) {
 }
 
 // run runs the tasks until all are done. It fails the test once no
-// waiter has come back for hangGuard.
+// waiter has come back for hangGuard (a lost wakeup), and once the tasks
+// have run for ten times that in all (a livelock, whose waits keep
+// ending).
 func (l *loop) run() {
 	t := l.tp.t
 	t.Helper()
-	limit := time.Now().Add(hangGuard)
-	for len(l.runq) > 0 || l.parked > 0 {
-		if time.Now().After(limit) {
+	limit, end := time.Now().Add(hangGuard), time.Now().Add(10*hangGuard)
+	guard := func() {
+		t.Helper()
+		switch now := time.Now(); {
+		case now.After(limit):
 			t.Fatalf("hang guard: %d tasks runnable and %d parked, and no waiter back for %v (Waiters() = %d)",
 				len(l.runq), l.parked, hangGuard, l.tp.Waiters())
+		case now.After(end):
+			t.Fatalf("hang guard: %d tasks runnable and %d parked after %v (Waiters() = %d)",
+				len(l.runq), l.parked, 10*hangGuard, l.tp.Waiters())
 		}
-		for len(l.runq) > 0 {
+	}
+	for len(l.runq) > 0 || l.parked > 0 {
+		guard()
+		for steps := 1; len(l.runq) > 0; steps++ {
+			if steps%1024 == 0 {
+				guard() // tasks that yield or fail their waits forever
+			}
 			tk := l.runq[0]
 			l.runq[0] = nil
 			l.runq = l.runq[1:]

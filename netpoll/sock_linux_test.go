@@ -384,9 +384,10 @@ func TestWriteToAFullSocketReturnsWhatWentAndErrWouldBlock(t *testing.T) {
 	tp := newTestPoller(t)
 	client, server := tp.pair(tp.listen())
 	// Fix both buffers, so that what they hold does not depend on the
-	// machine's TCP autotuning limits. The kernel doubles what it is
-	// given: 512 KiB each way, well above loopback's 64 KiB MSS so that
-	// the window never stalls, and far under the message's 4 MiB.
+	// machine's TCP autotuning limits. Linux caps the 256 KiB asked at
+	// net.core.wmem_max and rmem_max (208 KiB by default) and doubles it:
+	// at most 512 KiB each way, above loopback's 64 KiB MSS so that the
+	// window never stalls, and far under the message's 4 MiB.
 	for _, o := range []struct {
 		c   *netpoll.Conn
 		opt int
