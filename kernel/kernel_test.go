@@ -800,8 +800,8 @@ func TestTheMonitorStartsOverOnlyAfterALongDeepSleep(t *testing.T) {
 				}
 				got = append(got, d)
 			}
-			t.Errorf("backed off to %v, woken from its deep sleep with the start-over threshold at %v, the monitor slept %v per round (attempts: %d), want %v",
-				monitorMaxDelay, c.restart, got, c.attempts, c.want)
+			t.Errorf("backed off to %v, woken from its deep sleep with the start-over threshold at %v, the monitor sleeps %v per round, want %v (every attempt's: %v)",
+				monitorMaxDelay, c.restart, got[len(got)-1], c.want, got)
 		})
 	}
 }
