@@ -35,10 +35,12 @@ var byStress = mutant.Verifier{
 // run on a busy machine missed it in 9 runs. A verifier that reports a bug
 // only when the machine is kind is not shown to catch it; the explorer's
 // runq scenarios report it on every run, and its known-bad test requires
-// that.
+// that. Nor is tail-before-slot: its race needs the thief's reads between
+// the owner's stores of the tail and of the slot, and with two go test
+// ./... at once on 2 cores three runs of 20 s missed it. The explorer's
+// runq scenarios report it on every run too.
 var knownBad = []mutant.Mutant{
 	mutant.Named("grab-load-store-not-cas"),
-	mutant.Named("tail-before-slot"),
 	mutant.Named("empty-single-tail-read"),
 	// Only counters that wrap past 2^32 show this one. The first round of
 	// every run has each thief steal, not from runnext, from a ring that
