@@ -388,13 +388,11 @@ func TestWriteToAFullSocketReturnsWhatWentAndErrWouldBlock(t *testing.T) {
 	// net.core.wmem_max and rmem_max (208 KiB by default) and doubles it:
 	// at most 512 KiB each way, above loopback's 64 KiB MSS so that the
 	// window never stalls, and far under the message's 4 MiB.
-	for _, o := range []struct {
-		c   *netpoll.Conn
-		opt int
-	}{{client, unix.SO_SNDBUF}, {server, unix.SO_RCVBUF}} {
-		if err := unix.SetsockoptInt(o.c.Fd(), unix.SOL_SOCKET, o.opt, 256<<10); err != nil {
-			t.Fatalf("setsockopt: %v", err)
-		}
+	if err := unix.SetsockoptInt(client.Fd(), unix.SOL_SOCKET, unix.SO_SNDBUF, 256<<10); err != nil {
+		t.Fatalf("SO_SNDBUF: %v", err)
+	}
+	if err := unix.SetsockoptInt(server.Fd(), unix.SOL_SOCKET, unix.SO_RCVBUF, 256<<10); err != nil {
+		t.Fatalf("SO_RCVBUF: %v", err)
 	}
 	msg := payload(0)
 	msg = bytes.Repeat(msg, 8) // 4 MiB: more than the buffers hold
