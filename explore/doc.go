@@ -73,8 +73,8 @@
 // Two reductions skip executions that differ from an explored one only in
 // the order of independent steps (different addresses, or two loads), and
 // both are checked against the search without reduction
-// (Config.NoReduction) on random programs, with seeded bugs of each that
-// the comparison must report:
+// (Config.NoReduction) on random programs and on fixed counterexamples,
+// with seeded bugs of each that the fixed counterexamples must report:
 //
 //   - Sleep sets, under a preemption bound. A
 //     choice enters a sleep set only if nothing was cut from its subtree for

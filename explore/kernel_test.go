@@ -686,24 +686,24 @@ func kernelConfig(name string) explore.Config {
 }
 
 // defaultCap caps the default search of the models too large to complete
-// in the fast tier; their log line says CAPPED.
+// in the fast tier; their log line says CAPPED. Each model's seeded bugs
+// fail before its cap, in the deterministic order of its search;
+// docs/VERIFICATION.md has the executions, to complete and to each
+// failure.
 var defaultCap = map[string]int{
-	// Complete at bound 1 in 321,852 executions (35 s; 48 s under RC11).
-	// Its seeded bugs global-batch-no-wakep and recheck-batch-dropped fail
-	// at 3,257 and 104,159, in the deterministic order of the search.
+	// Complete at bound 1 in about 2.5 times the cap. Seeded bugs:
+	// global-batch-no-wakep and recheck-batch-dropped.
 	"BlockHandoffVsBusySubmit": 130_000,
-	// At its bound, 2, more than 1,462,005 executions (capped there after
-	// 2m31s); its seeded bug monitor-lastpoll-store-not-cas fails at
-	// 97,238 (102,444 with the pruned ones, which the cap counts).
+	// At its bound, 2, more than ten times the cap. Seeded bug:
+	// monitor-lastpoll-store-not-cas (the cap counts the pruned
+	// executions too).
 	"NetpollMonitorPollVsTwoIdle": 130_000,
-	// Complete at bound 1 in 122,448 executions (30 s; 161,034 and about
-	// a minute under RC11). Its seeded bug blocking-poll-rest-stays-local
-	// fails at 530, in the deterministic order of the search.
+	// Complete at bound 1 in about four times the cap. Seeded bug:
+	// blocking-poll-rest-stays-local.
 	"NetpollTwoWokenVsIdleP": 30_000,
-	// A group model. At its bound, 2, more than 2,942,511 executions
-	// (capped there after 2m19s); its seeded bug
-	// complete-counted-from-early-look fails at 43,444 (46,311 with the
-	// pruned ones, which the cap counts).
+	// A group model. At its bound, 2, more than forty times the cap.
+	// Seeded bug: complete-counted-from-early-look (the cap counts the
+	// pruned executions too).
 	"CountedJoinSlot": 60_000,
 }
 
