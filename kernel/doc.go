@@ -21,7 +21,8 @@
 // happens when it returns. If it asked for nothing, the task is done. If it
 // asked to wait ([Ctx.Park], [Ctx.WaitRead], [Ctx.WaitWrite]) or to let
 // others run ([Ctx.Yield]), the function runs again, from the top, once the
-// wait is over or its turn comes. A task keeps its state in its closure:
+// wait is over or its turn comes; its defers run at the end of each run, not
+// once per task. A task keeps its state in its closure:
 //
 //	step := 0
 //	k.Go(func(c *kernel.Ctx) {

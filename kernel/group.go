@@ -21,7 +21,11 @@ import (
 // A group is done whenever none of its tasks is queued, running or parked.
 // It may be reused: tasks added after it was done make it busy again, and a
 // Wait or Join then waits for them too. The first error is kept for the
-// group's whole life.
+// group's whole life, and its context stays cancelled: after a failure, a
+// new group is the usual choice.
+//
+// A Group's methods may be called from any goroutine and any task of its
+// kernel, at the same time.
 //
 // A panic in a group task does not crash the program and does not reach
 // [WithPanicHandler]: the group recovers it, and it becomes the group's
@@ -581,7 +585,9 @@ func (g *Group) startJoin(mp *m, j joinReq, err error) {
 // Join asks for then to run as a new task once g is done, with g's first
 // error (nil if none): how a task waits for its children. It blocks
 // nothing and holds no P meanwhile; the calling task goes on and may
-// return. If g is done already, then runs at once (next on this P).
+// return. If g is done already, then is spawned at once, as [Ctx.Go]
+// spawns: next on this P, after the calling task's run, unless the run
+// spawns again, which puts the newer task first.
 // Otherwise the first Join's continuation runs where the task that
 // finished g last ends, on its M, right after it, as a new task on the
 // same record: the parent of a fork/join goes on where its last child
@@ -602,10 +608,18 @@ func (g *Group) startJoin(mp *m, j joinReq, err error) {
 // group over that group's limit, because the work it waits for has been
 // admitted already.
 //
+// then returns no error: a continuation that must fail the group it
+// belongs to adds a task to that group that returns the error (the
+// joining task passes that group on to it), and the group keeps it as it
+// keeps any task's.
+//
 // A continuation whose group is still busy when the kernel stops never
-// runs. Join panics if then is nil or g belongs to another kernel.
+// runs. Join panics if g or then is nil or g belongs to another kernel.
 func (c *Ctx) Join(g *Group, then func(*Ctx, error)) {
 	mp := c.running("Join")
+	if g == nil {
+		panic("kernel: Ctx.Join with a nil group")
+	}
 	if then == nil {
 		panic("kernel: Ctx.Join with a nil function")
 	}

@@ -125,27 +125,29 @@ func ExampleGroup_TryGo() {
 }
 
 // The group's context is cancelled at its first error, so the tasks that
-// look at it stop early.
+// look at it skip their work once a task has failed.
 func ExampleGroup_Context() {
-	k, _ := kernel.New(kernel.WithProcs(1))
+	k, _ := kernel.New(kernel.WithProcs(1)) // one P: here the tasks run in the order added
 	defer k.Shutdown(context.Background())
 
 	g := k.NewGroup(context.Background())
 	ctx := g.Context()
-	errBad := errors.New("bad record")
-	g.Go(func(*kernel.Ctx) error { return errBad })
-	g.Wait()
-	var skipped atomic.Int64
-	g.Go(func(*kernel.Ctx) error {
-		if ctx.Err() != nil {
-			skipped.Add(1) // the group failed: do not start the work
+	var done, skipped atomic.Int64
+	for i := range 5 {
+		g.Go(func(*kernel.Ctx) error {
+			if ctx.Err() != nil {
+				skipped.Add(1) // the group failed: do not start the work
+				return nil
+			}
+			if i == 1 {
+				return errors.New("bad record")
+			}
+			done.Add(1)
 			return nil
-		}
-		return nil
-	})
-	g.Wait()
-	fmt.Println(context.Cause(ctx), skipped.Load())
-	// Output: bad record 1
+		})
+	}
+	fmt.Println(g.Wait(), done.Load(), skipped.Load())
+	// Output: bad record 1 3
 }
 
 // fibTask computes the nth Fibonacci number into out by fork/join: it

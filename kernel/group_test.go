@@ -473,6 +473,59 @@ func TestGroupsForkJoinATree(t *testing.T) {
 	require.Equal(t, 6765, out)
 }
 
+// A continuation returns no error; it fails the group it belongs to by
+// adding to that group a task that returns the error, as Join's doc says.
+func TestAContinuationFailsItsGroupThroughATaskItAdds(t *testing.T) {
+	k := newKernel(t, kernel.WithProcs(2))
+	leafErr := errors.New("leaf failed")
+	root := k.NewGroup(nil)
+	var thenRan atomic.Int32
+	require.NoError(t, root.Go(func(c *kernel.Ctx) error {
+		g := k.NewGroup(nil)
+		g.Go(func(*kernel.Ctx) error { return nil })
+		g.Go(func(*kernel.Ctx) error { return leafErr })
+		c.Join(g, func(_ *kernel.Ctx, err error) {
+			thenRan.Add(1)
+			if err != nil {
+				root.Go(func(*kernel.Ctx) error { return err })
+			}
+		})
+		return nil
+	}))
+	require.ErrorIs(t, root.Wait(), leafErr, "root's Wait after a continuation that passed the leaf's error on")
+	require.Equal(t, int32(1), thenRan.Load())
+}
+
+// Join's misuses panic with a message that names them: a nil group, a nil
+// continuation, a group of another kernel.
+func TestJoinMisusePanicsWithAMessageNamingIt(t *testing.T) {
+	k := newKernel(t, kernel.WithProcs(1))
+	foreign := newKernel(t, kernel.WithProcs(1)).NewGroup(nil)
+	var msgs []string
+	g := k.NewGroup(nil)
+	require.NoError(t, g.Go(func(c *kernel.Ctx) error {
+		for _, join := range []func(){
+			func() { c.Join(nil, func(*kernel.Ctx, error) {}) },
+			func() { c.Join(k.NewGroup(nil), nil) },
+			func() { c.Join(foreign, func(*kernel.Ctx, error) {}) },
+		} {
+			func() {
+				defer func() {
+					msg, _ := recover().(string)
+					msgs = append(msgs, msg)
+				}()
+				join()
+			}()
+		}
+		return nil
+	}))
+	require.NoError(t, g.Wait())
+	require.Len(t, msgs, 3)
+	for i, want := range []string{"nil group", "nil function", "another kernel"} {
+		require.Contains(t, msgs[i], want, "misuse %d", i)
+	}
+}
+
 func TestJoinOnItsOwnGroupRunsAfterTheGroupIsDone(t *testing.T) {
 	k := newKernel(t, kernel.WithProcs(2))
 	g := k.NewGroup(nil)

@@ -23,9 +23,12 @@ var (
 	// ErrNilFunc is returned for a nil task function.
 	ErrNilFunc = errors.New("kernel: nil task function")
 	// ErrInTask is returned by [Kernel.Shutdown] and wrapped by the error
-	// of [Group.Wait] called from inside a task, which would block its
-	// worker and wait for itself. Call them from another goroutine; a task
-	// waits for a group with [Ctx.Join].
+	// of [Group.Wait] and [Group.GoWait] called from inside a task of the
+	// same kernel, which would block its worker and wait for itself. Call
+	// them from another goroutine; a task waits for a group with
+	// [Ctx.Join]. The check knows only the kernel's own tasks: a task of
+	// another kernel that calls them blocks its worker, as any blocking
+	// call does, and belongs inside [Ctx.Block].
 	ErrInTask = errors.New("kernel: a blocking call from inside a task")
 	// ErrBadOption is returned by [New] for an invalid option.
 	ErrBadOption = errors.New("kernel: invalid option")
@@ -44,6 +47,9 @@ const (
 //
 // A Kernel is safe for concurrent use. Stop it with [Kernel.Shutdown] or
 // [Kernel.Close]; until then its idle workers stay parked, using no CPU.
+// A Kernel that is never stopped keeps its worker goroutines, its monitor
+// and its [netpoll.Poller], if one was made, for the life of the process,
+// even once nothing refers to it.
 type Kernel struct {
 	procs int
 	allp  []*p
@@ -124,7 +130,7 @@ type Option func(*Kernel) error
 const MaxProcs = 1024
 
 // WithProcs sets the number of Ps, the most tasks that run at once. The
-// default is runtime.GOMAXPROCS(0), or [MaxProcs] if that is larger. New
+// default is runtime.GOMAXPROCS(0), capped at [MaxProcs]. New
 // returns an error wrapping [ErrBadOption] for n < 1 or n > MaxProcs.
 func WithProcs(n int) Option {
 	return func(k *Kernel) error {
