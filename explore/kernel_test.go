@@ -320,6 +320,47 @@ func blockHandoffVsBusySpawn() {
 	ranOnce(blocker, spinner, child)
 }
 
+// blockExitVsHandoff: two Ps, HandoffEager, three tasks that block, each
+// handing its P off as its Block starts: x and w, then y. The model's
+// thread ends w's Block and x's while y's handoffp runs. w's M, back
+// first, takes the idle P and w spins until x has run; x's M then finds
+// no idle P and waits for one. If it starts waiting after handoffp looked
+// for such Ms at its start, handoffp's last step under the lock must give
+// y's P to it, or the P goes idle beside it and w spins for ever.
+func blockExitVsHandoff() {
+	k := newModelKernel(2, kernel.WithBlockHandoff(kernel.HandoffEager))
+	var xStarted, xRelease, wStarted, wRelease, yStarted, yRelease xsync.Note
+	var done xsync.Int32
+	x, w, y := &ktask{name: "x"}, &ktask{name: "w"}, &ktask{name: "y"}
+	k.Go(func(c *kernel.Ctx) {
+		c.Block(func() {
+			xStarted.Wakeup() // x's P is handed off by now
+			xRelease.Sleep()
+		})
+		x.fn(c)
+		done.Store(1)
+		yRelease.Wakeup()
+	})
+	xStarted.Sleep()
+	k.Go(func(c *kernel.Ctx) {
+		c.Block(func() {
+			wStarted.Wakeup()
+			wRelease.Sleep()
+		})
+		for done.Load() == 0 {
+			xsync.Spin()
+		}
+		w.fn(c)
+	})
+	wStarted.Sleep()
+	k.Go(startedBlockOn(&yStarted, &yRelease, y))
+	yStarted.Sleep()
+	wRelease.Wakeup()
+	xRelease.Wakeup()
+	drain(k)
+	ranOnce(x, w, y)
+}
+
 // blockHandoffVsRemoteSubmit: the only P's task starts a Block that hands
 // the P off at once (HandoffEager) and waits in it until a task submitted
 // from outside has run. The submit comes as soon as the task has started,
@@ -631,6 +672,7 @@ var kernelModels = []struct {
 	{"BlockHandoffVsRemoteSubmit", blockHandoffVsRemoteSubmit},
 	{"BlockHandoffVsBusySubmit", blockHandoffVsBusySubmit},
 	{"BlockHandoffVsBusySpawn", blockHandoffVsBusySpawn},
+	{"BlockExitVsHandoff", blockExitVsHandoff},
 	{"BlockVsRetake", blockVsRetake},
 	{"BlockWithLocalWork", blockWithLocalWork},
 	{"CloseVsBlockWithLocalWork", closeVsBlockWithLocalWork},
@@ -698,6 +740,9 @@ var defaultCap = map[string]int{
 	// monitor-lastpoll-store-not-cas (the cap counts the pruned
 	// executions too).
 	"NetpollMonitorPollVsTwoIdle": 130_000,
+	// Complete at bound 1 in more than ten times the cap. Seeded bug:
+	// handoffp-idles-p-past-syswait.
+	"BlockExitVsHandoff": 200_000,
 	// Complete at bound 1 in about four times the cap. Seeded bug:
 	// blocking-poll-rest-stays-local.
 	"NetpollTwoWokenVsIdleP": 30_000,

@@ -130,6 +130,7 @@ func TestKnownBadKernelsAreReported(t *testing.T) {
 		{mutant.Named("mstart-addm-unlocked"), lockHeld},
 		{mutant.Named("recheck-batch-dropped"), byModels("^TestKernelModels$/^SpawnOverflowVsLastSpinner$")},
 		{mutant.Named("handoffp-ignores-needspinning"), byModels("^TestKernelModels$/^BlockHandoffVsBusySpawn$")},
+		{mutant.Named("handoffp-idles-p-past-syswait"), byModels("^TestKernelModels$/^BlockExitVsHandoff$")},
 		{mutant.Named("global-batch-no-wakep"), byModels("^TestKernelModels$/^BlockHandoffVsBusySubmit$")},
 		{mutant.Named("monitor-lastpoll-store-not-cas"), byModels("^TestKernelModels$/^NetpollMonitorPollVsTwoIdle$")},
 		{mutant.Named("ready-from-task-no-wakep"), byModels("^TestKernelModels$/^WakeFromBusyTask$")},
