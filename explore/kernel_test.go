@@ -700,12 +700,12 @@ var modelTimeouts = map[string]int{
 	"MonitorWakeVsShutdown":     2,
 }
 
-// The bound of the kernel's models. By default it is 1, where each model is
-// explored completely in a few seconds (but BlockHandoffVsBusySubmit, which
-// stops at its defaultCap), or the model's defaultBound. VSCHED_MAX_PREEMPTIONS, or the flag the campaign (vsched
-// check) passes, sets it for every model. At bound 2 a model takes up to a
-// million executions (about a minute), so the campaign caps the executions
-// of each.
+// The bound of the kernel's models. By default it is 1, or the model's
+// defaultBound; most models are then explored completely in a few seconds,
+// and those of defaultCap stop at their caps. VSCHED_MAX_PREEMPTIONS, or
+// the flag the campaign (vsched check) passes, sets it for every model.
+// A search without a cap may then take millions of executions, so the
+// campaign caps the executions of each.
 var (
 	kernelBound      = flag.Int(campaign.FlagKernelBound, 0, "preemption bound of the kernel models (0: VSCHED_MAX_PREEMPTIONS, else 1)")
 	kernelExecutions = flag.Int(campaign.FlagKernelExecutions, 0, "execution cap of each kernel model (0: the explorer's default)")
