@@ -85,6 +85,13 @@ func awaited(t *ktask, done *xsync.Int32, release *xsync.Note) func(*kernel.Ctx)
 	}
 }
 
+// spinUntil spins, in a task that keeps its P, until done is set.
+func spinUntil(done *xsync.Int32) {
+	for done.Load() == 0 {
+		xsync.Spin()
+	}
+}
+
 // ranOnce asserts that every task ran exactly once.
 func ranOnce(ts ...*ktask) {
 	for _, t := range ts {
@@ -235,9 +242,7 @@ func wakeFromBusyTask() {
 			xsync.Spin()
 		}
 		w.LoadAcq().Wake()
-		for done.Load() == 0 {
-			xsync.Spin()
-		}
+		spinUntil(&done)
 		waker.fn(c)
 	})
 	drain(k)
@@ -283,9 +288,7 @@ func blockHandoffVsBusySubmit() {
 	blocker, spinner, submitted := &ktask{name: "blocker"}, &ktask{name: "spinner"}, &ktask{name: "submitted"}
 	k.Go(startedBlockOn(&started, &release, blocker))
 	k.Go(func(c *kernel.Ctx) {
-		for done.Load() == 0 {
-			xsync.Spin()
-		}
+		spinUntil(&done)
 		spinner.fn(c)
 	})
 	started.Sleep()
@@ -311,9 +314,7 @@ func blockHandoffVsBusySpawn() {
 	k.Go(func(c *kernel.Ctx) {
 		started.Sleep()
 		c.Go(awaited(child, &done, &release))
-		for done.Load() == 0 {
-			xsync.Spin()
-		}
+		spinUntil(&done)
 		spinner.fn(c)
 	})
 	drain(k)
@@ -332,24 +333,22 @@ func blockExitVsHandoff() {
 	var xStarted, xRelease, wStarted, wRelease, yStarted, yRelease xsync.Note
 	var done xsync.Int32
 	x, w, y := &ktask{name: "x"}, &ktask{name: "w"}, &ktask{name: "y"}
-	k.Go(func(c *kernel.Ctx) {
+	// block blocks c until release, waking started inside the Block, when
+	// c's P has been handed off.
+	block := func(c *kernel.Ctx, started, release *xsync.Note) {
 		c.Block(func() {
-			xStarted.Wakeup() // x's P is handed off by now
-			xRelease.Sleep()
+			started.Wakeup()
+			release.Sleep()
 		})
-		x.fn(c)
-		done.Store(1)
-		yRelease.Wakeup()
+	}
+	k.Go(func(c *kernel.Ctx) {
+		block(c, &xStarted, &xRelease)
+		awaited(x, &done, &yRelease)(c)
 	})
 	xStarted.Sleep()
 	k.Go(func(c *kernel.Ctx) {
-		c.Block(func() {
-			wStarted.Wakeup()
-			wRelease.Sleep()
-		})
-		for done.Load() == 0 {
-			xsync.Spin()
-		}
+		block(c, &wStarted, &wRelease)
+		spinUntil(&done)
 		w.fn(c)
 	})
 	wStarted.Sleep()

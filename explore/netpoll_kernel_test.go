@@ -334,9 +334,7 @@ func twoWokenVsIdleP() {
 		if !readOrWait(c, d1, buf1) {
 			return
 		}
-		for done.Load() == 0 {
-			xsync.Spin()
-		}
+		spinUntil(&done)
 		spinner.fn(c)
 		finished.Wakeup()
 	})

@@ -48,11 +48,11 @@ type mutantVerifier struct {
 	// The kernel model suites get longer: their length is set by their
 	// execution caps, not by a hang (the explorer reports a deadlock or a
 	// livelock itself), and the RC11 suite alone takes about two and a
-	// half minutes on 2 cores, so that on a loaded machine 3 minutes would kill an
-	// unmodified or an equivalent run; so does explore, whose group
-	// models take more than a minute. The known-bad suites get room for
-	// every seeded bug's run to go its whole length when the mutated
-	// verifier reports none, and for waiting on another mutant's.
+	// half minutes on 2 cores, so that on a loaded machine 3 minutes
+	// would kill an unmodified or an equivalent run; so does explore,
+	// whose group models take more than a minute. The known-bad suites
+	// get room for every seeded bug's run to go its whole length when the
+	// mutated verifier reports none, and for waiting on another mutant's.
 	timeout time.Duration
 	// baselineFirst orders the baseline's runs: the suites whose whole
 	// run takes minutes (the model searches) have it set, higher for
